@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Organisation(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Matter(models.Model):
+    organisation = models.ForeignKey(Organisation, on_delete=models.PROTECT, related_name="matters")
+    name = models.CharField(max_length=200)
+    reference = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organisation", "name"], name="matter_unique_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.organisation})"
+
+
+class Role(models.TextChoices):
+    REVIEWER = "reviewer", "Reviewer"
+    LAWYER = "lawyer", "Lawyer"
+    ADMIN = "admin", "Admin"
+
+
+class Membership(models.Model):
+    """A user's role on one matter: the only way a user gets to see a matter's contracts."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    matter = models.ForeignKey(Matter, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "matter"], name="membership_unique_user_matter")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.role} on {self.matter}"

@@ -1,0 +1,136 @@
+"""REST API for contracts. Views check input and call services or selectors."""
+
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from reviewapp.accounts.selectors import matter_get_for_user
+from reviewapp.contracts.models import Contract
+from reviewapp.contracts.selectors import (
+    contract_get_for_user,
+    contract_list_for_user,
+    passage_list,
+)
+from reviewapp.contracts.serializers import (
+    ContractSerializer,
+    ErrorResponseSerializer,
+    PassageSerializer,
+    PasswordSerializer,
+    UploadResultSerializer,
+    UploadSerializer,
+)
+from reviewapp.contracts.services import (
+    UploadRejected,
+    contract_retry_with_password,
+    contract_upload,
+)
+
+
+def _error(code: str, message: str, http_status: int) -> Response:
+    return Response({"error": {"code": code, "message": message}}, status=http_status)
+
+
+def _contract_or_404(request: Request, contract_id: int) -> Contract:
+    contract = contract_get_for_user(user=request.user, contract_id=contract_id)
+    if contract is None:
+        raise Http404("No such contract.")
+    return contract
+
+
+class MatterContractsView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(summary="List a matter's contracts", responses=ContractSerializer(many=True))
+    def get(self, request: Request, matter_id: int) -> Response:
+        if matter_get_for_user(user=request.user, matter_id=matter_id) is None:
+            raise Http404("No such matter.")
+        contracts = contract_list_for_user(user=request.user, matter_id=matter_id)
+        return Response(ContractSerializer(contracts, many=True).data)
+
+    @extend_schema(
+        summary="Upload a contract (PDF, DOCX or TXT) into a matter",
+        description="The type is decided by the file's content, not its name. The same file "
+        "uploaded twice into a matter returns the existing contract with `duplicate: true`. "
+        "Ingestion runs in the background: follow `status` and `progress`, or the websocket.",
+        request={"multipart/form-data": UploadSerializer},
+        responses={
+            201: UploadResultSerializer,
+            200: OpenApiResponse(UploadResultSerializer, description="Duplicate of an upload"),
+            400: ErrorResponseSerializer,
+            404: OpenApiResponse(description="No such matter, or not a member"),
+            413: OpenApiResponse(ErrorResponseSerializer, description="File over the limit"),
+        },
+    )
+    def post(self, request: Request, matter_id: int) -> Response:
+        matter = matter_get_for_user(user=request.user, matter_id=matter_id)
+        if matter is None:
+            raise Http404("No such matter.")
+        form = UploadSerializer(data=request.data)
+        if not form.is_valid():
+            return _error("INVALID", "Choose a file to upload (form field `file`).", 400)
+        upload = form.validated_data["file"]
+        try:
+            contract, created = contract_upload(
+                matter=matter,
+                file=upload,
+                name=upload.name or "upload",
+                size=upload.size or 0,
+                uploaded_by=request.user,
+            )
+        except UploadRejected as rejected:
+            return _error(rejected.code, rejected.message, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        data = UploadResultSerializer(contract, context={"duplicate": not created}).data
+        return Response(data, status=201 if created else 200)
+
+
+class ContractDetailView(generics.RetrieveAPIView):
+    serializer_class = ContractSerializer
+
+    @extend_schema(summary="A contract's status, progress and metadata")
+    def get(self, request: Request, contract_id: int) -> Response:
+        return Response(ContractSerializer(_contract_or_404(request, contract_id)).data)
+
+
+class ContractPassagesView(APIView):
+    @extend_schema(summary="A contract's passages in order", responses=PassageSerializer(many=True))
+    def get(self, request: Request, contract_id: int) -> Response:
+        contract = _contract_or_404(request, contract_id)
+        return Response(PassageSerializer(passage_list(contract=contract), many=True).data)
+
+
+class ContractPasswordView(APIView):
+    @extend_schema(
+        summary="Supply the password of an encrypted PDF and ingest it again",
+        request=PasswordSerializer,
+        responses={202: ContractSerializer, 409: ErrorResponseSerializer},
+    )
+    def post(self, request: Request, contract_id: int) -> Response:
+        contract = _contract_or_404(request, contract_id)
+        form = PasswordSerializer(data=request.data)
+        if not form.is_valid():
+            return _error("INVALID", "Enter the document's password.", 400)
+        try:
+            contract = contract_retry_with_password(
+                contract=contract, password=form.validated_data["password"]
+            )
+        except UploadRejected as rejected:
+            return _error(rejected.code, rejected.message, status.HTTP_409_CONFLICT)
+        return Response(ContractSerializer(contract).data, status=202)
+
+
+class ContractDownloadView(APIView):
+    @extend_schema(summary="Download the original file", responses={(200, "*/*"): bytes})
+    def get(self, request: Request, contract_id: int) -> FileResponse:
+        contract = _contract_or_404(request, contract_id)
+        return FileResponse(
+            contract.file.open("rb"),
+            as_attachment=True,
+            filename=contract.original_name,
+            content_type="application/octet-stream",
+        )

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from reviewapp.accounts.models import Matter, Organisation
+from reviewapp.contracts.models import FAILED_STATUSES, Contract, DocumentStatus
+from reviewapp.contracts.review_output import (
+    TABLE_HEADER,
+    document_record,
+    error_record,
+    iter_documents,
+    table_row,
+)
+from reviewapp.contracts.services import UploadRejected, contract_ingest, contract_upload
+
+CLI_ORGANISATION = "Command line"
+
+
+class Command(BaseCommand):
+    help = (
+        "Review contract files or folders (recursively) with the same services as the web app, "
+        "printing one JSON object per document."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+        parser.add_argument("--engine", choices=["offline", "anthropic"], default=None)
+        parser.add_argument("--format", choices=["jsonl", "table"], default="jsonl")
+        parser.add_argument("--with-text", action="store_true", help="include passage text")
+        parser.add_argument("--matter", default="Command line", help="matter to file them under")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["engine"] == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+            raise CommandError("--engine anthropic needs ANTHROPIC_API_KEY to be set.")
+        matter = self._matter(options["matter"])
+        table = options["format"] == "table"
+        if table:
+            self.stdout.write(TABLE_HEADER)
+        failed = False
+        for document in iter_documents(options["paths"]):
+            record = self._review(matter, document, with_text=options["with_text"])
+            failed |= record["status"] != DocumentStatus.INGESTED
+            self.stdout.write(
+                table_row(record) if table else json.dumps(record, ensure_ascii=False)
+            )
+            self.stdout.flush()
+        if failed:
+            raise SystemExit(1)
+
+    def _matter(self, name: str) -> Matter:
+        matter = Matter.objects.filter(name=name).order_by("pk").first()
+        if matter is not None:
+            return matter
+        organisation, _ = Organisation.objects.get_or_create(name=CLI_ORGANISATION)
+        return Matter.objects.create(organisation=organisation, name=name)
+
+    def _review(self, matter: Matter, document: str, *, with_text: bool) -> dict[str, Any]:
+        started = time.perf_counter()
+        try:
+            contract = self._ingest(matter, document)
+        except UploadRejected as rejected:
+            return error_record(document=document, code=rejected.code, message=rejected.message)
+        except FileNotFoundError:
+            return error_record(document=document, code="NOT_FOUND", message="No such file.")
+        except (IsADirectoryError, PermissionError) as error:
+            return error_record(document=document, code="NOT_READABLE", message=str(error))
+        total = round((time.perf_counter() - started) * 1000, 1)
+        return document_record(
+            document=document, contract=contract, with_text=with_text, timings_ms={"total": total}
+        )
+
+    def _ingest(self, matter: Matter, document: str) -> Contract:
+        with open(document, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            contract, _ = contract_upload(
+                matter=matter,
+                file=handle,
+                name=os.path.basename(document),
+                size=size,
+                enqueue=False,
+            )
+        if contract.status not in FAILED_STATUSES:
+            contract = contract_ingest(contract_id=contract.pk) or contract
+        return contract

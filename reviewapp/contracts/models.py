@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from reviewapp.accounts.models import Matter
+
+
+class DocumentStatus(models.TextChoices):
+    QUEUED = "QUEUED", "Queued"
+    INGESTING = "INGESTING", "Ingesting"
+    INGESTED = "INGESTED", "Ingested"
+    NEEDS_PASSWORD = "NEEDS_PASSWORD", "Needs password"
+    NEEDS_OCR = "NEEDS_OCR", "Needs OCR"
+    PARSE_FAILED = "PARSE_FAILED", "Parse failed"
+    TOO_LARGE = "TOO_LARGE", "Too large"
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE", "Unsupported type"
+
+
+FAILED_STATUSES = frozenset(
+    {
+        DocumentStatus.NEEDS_PASSWORD,
+        DocumentStatus.NEEDS_OCR,
+        DocumentStatus.PARSE_FAILED,
+        DocumentStatus.TOO_LARGE,
+        DocumentStatus.UNSUPPORTED_TYPE,
+    }
+)
+WORKING_STATUSES = frozenset({DocumentStatus.QUEUED, DocumentStatus.INGESTING})
+
+
+def stored_file_name(instance: Contract, filename: str) -> str:
+    # Never reuse the uploader's name on disk: it may contain anything.
+    return f"contracts/{instance.matter_id}/{uuid.uuid4().hex}"
+
+
+class Contract(models.Model):
+    matter = models.ForeignKey(Matter, on_delete=models.PROTECT, related_name="contracts")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    original_name = models.CharField(max_length=255)
+    file = models.FileField(upload_to=stored_file_name, max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=16, blank=True)
+    status = models.CharField(
+        max_length=20, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+    )
+    error_code = models.CharField(max_length=32, blank=True)
+    error_message = models.TextField(blank=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    text = models.TextField(blank=True)
+    encoding = models.CharField(max_length=32, blank=True)
+    page_count = models.PositiveIntegerField(default=0)
+    page_spans = models.JSONField(default=list, blank=True)
+    language = models.CharField(max_length=8, blank=True)
+    contract_type = models.CharField(max_length=64, blank=True)
+    timings_ms = models.JSONField(default=dict, blank=True)
+    ingest_attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    ingested_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["matter", "sha256"], name="contract_unique_per_matter")
+        ]
+        indexes = [models.Index(fields=["status", "updated_at"])]
+
+    def __str__(self) -> str:
+        return self.original_name
+
+    @property
+    def is_failed(self) -> bool:
+        return self.status in FAILED_STATUSES
+
+    @property
+    def is_working(self) -> bool:
+        return self.status in WORKING_STATUSES
+
+
+class PassageState(models.TextChoices):
+    CONFIRMED = "CONFIRMED", "Confirmed"
+    PENDING = "PENDING", "Pending"
+    REJECTED = "REJECTED", "Rejected"
+    NEEDS_HUMAN_REVIEW = "NEEDS_HUMAN_REVIEW", "Needs human review"
+
+
+class Passage(models.Model):
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="passages")
+    index = models.PositiveIntegerField()
+    page = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    number = models.CharField(max_length=64, blank=True)
+    heading = models.CharField(max_length=300, blank=True)
+    is_heading = models.BooleanField(default=False)
+    text = models.TextField()
+    # Null until the trigger scan has run on the passage.
+    state = models.CharField(  # noqa: DJ001 - null and '' would both mean "not scanned"
+        max_length=24, choices=PassageState.choices, null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["contract", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["contract", "index"], name="passage_unique_index")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contract_id}#{self.index}"

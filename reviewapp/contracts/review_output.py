@@ -1,0 +1,112 @@
+"""The stable per-document record of `manage.py review` (batch use and measurement).
+
+Later capabilities add fields; they never rename these.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from reviewapp.contracts.models import Contract
+from reviewapp.reviews.models import Review, RuleFiring
+
+
+def document_record(
+    *, document: str, contract: Contract | None, with_text: bool, timings_ms: dict[str, float]
+) -> dict[str, Any]:
+    if contract is None:
+        return error_record(document=document, code="NOT_FOUND", message="No such file.")
+    firings = _firings_by_passage(contract)
+    passages = []
+    for passage in contract.passages.order_by("index"):
+        fired = firings.get(passage.pk, [])
+        passages.append(
+            {
+                "index": passage.index,
+                "page": passage.page,
+                "start": passage.start,
+                "end": passage.end,
+                "state": passage.state,
+                "categories": sorted({category for category, _ in fired}),
+                "rules": sorted({rule_id for _, rule_id in fired}),
+                **({"text": passage.text} if with_text else {}),
+            }
+        )
+    error = (
+        {"code": contract.error_code, "message": contract.error_message}
+        if contract.error_code
+        else None
+    )
+    return {
+        "document": document,
+        "status": contract.status,
+        "error": error,
+        "pages": contract.page_count,
+        "chars": len(contract.text),
+        "contract_type": contract.contract_type or None,
+        "language": contract.language or None,
+        **_review_fields(contract),
+        "passages": passages,
+        "timings_ms": {**contract.timings_ms, **timings_ms},
+    }
+
+
+def _review_fields(contract: Contract) -> dict[str, Any]:
+    review = Review.objects.filter(contract=contract).select_related("playbook_version__playbook")
+    found = review.first()
+    return {
+        "review_status": found.status if found else None,
+        "playbook_version": found.playbook_version.label if found else None,
+    }
+
+
+def _firings_by_passage(contract: Contract) -> dict[int, list[tuple[str, str]]]:
+    grouped: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    rows = RuleFiring.objects.filter(passage__contract=contract).values_list(
+        "passage_id", "category", "rule_id"
+    )
+    for passage_id, category, rule_id in rows:
+        grouped[passage_id].append((category, rule_id))
+    return grouped
+
+
+def error_record(*, document: str, code: str, message: str) -> dict[str, Any]:
+    return {
+        "document": document,
+        "status": code,
+        "error": {"code": code, "message": message},
+        "pages": 0,
+        "chars": 0,
+        "contract_type": None,
+        "passages": [],
+        "timings_ms": {},
+    }
+
+
+def iter_documents(paths: list[str]) -> list[str]:
+    """Files named on the command line, and every file under named directories, in order."""
+    found: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(
+                str(child)
+                for child in sorted(path.rglob("*"))
+                if child.is_file() and not child.name.startswith(".")
+            )
+        else:
+            found.append(raw)
+    return found
+
+
+def table_row(record: dict[str, Any]) -> str:
+    error = record["error"]["message"] if record["error"] else ""
+    return (
+        f"{record['status']:<17} {record['pages']:>5} {len(record['passages']):>8} "
+        f"{record['document']}{'  — ' + error if error else ''}"
+    )
+
+
+TABLE_HEADER = f"{'STATUS':<17} {'PAGES':>5} {'PASSAGES':>8} DOCUMENT"

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from django.db.models import Count, QuerySet
+
+from reviewapp.accounts.selectors import AnyUser, matter_list_for_user
+from reviewapp.contracts.models import Contract, Passage
+
+
+def contract_list_for_user(*, user: AnyUser, matter_id: int | None = None) -> QuerySet[Contract]:
+    contracts = Contract.objects.filter(matter__in=matter_list_for_user(user=user)).defer("text")
+    if matter_id is not None:
+        contracts = contracts.filter(matter_id=matter_id)
+    return contracts.select_related("matter").annotate(passage_count=Count("passages"))
+
+
+def contract_get_for_user(*, user: AnyUser, contract_id: int) -> Contract | None:
+    return contract_list_for_user(user=user).filter(pk=contract_id).first()
+
+
+def passage_list(*, contract: Contract) -> QuerySet[Passage]:
+    return Passage.objects.filter(contract=contract).order_by("index")

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from reviewapp.contracts.models import Contract, Passage
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ErrorResponseSerializer(serializers.Serializer):
+    error = ErrorSerializer()
+
+
+class ContractSerializer(serializers.ModelSerializer):
+    error = serializers.SerializerMethodField()
+    passage_count = serializers.IntegerField(read_only=True, default=None)
+    url = serializers.SerializerMethodField()
+    download_url = serializers.SerializerMethodField()
+    review = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Contract
+        fields = [
+            "id",
+            "matter",
+            "original_name",
+            "sha256",
+            "size",
+            "kind",
+            "status",
+            "progress",
+            "error",
+            "page_count",
+            "language",
+            "contract_type",
+            "passage_count",
+            "timings_ms",
+            "created_at",
+            "ingested_at",
+            "url",
+            "download_url",
+            "review",
+        ]
+        read_only_fields = fields
+
+    def get_review(self, contract: Contract) -> dict[str, object] | None:
+        review = getattr(contract, "review", None)
+        if review is None:
+            return None
+        return {
+            "id": review.pk,
+            "status": review.status,
+            "playbook_version": review.playbook_version.label,
+            "state_url": f"/api/reviews/{review.pk}/state/",
+        }
+
+    def get_error(self, contract: Contract) -> dict[str, str] | None:
+        if not contract.error_code:
+            return None
+        return {"code": contract.error_code, "message": contract.error_message}
+
+    def get_url(self, contract: Contract) -> str:
+        return f"/contracts/{contract.pk}/"
+
+    def get_download_url(self, contract: Contract) -> str:
+        return f"/api/contracts/{contract.pk}/download/"
+
+
+class UploadResultSerializer(ContractSerializer):
+    duplicate = serializers.SerializerMethodField()
+
+    class Meta(ContractSerializer.Meta):
+        fields = [*ContractSerializer.Meta.fields, "duplicate"]
+        read_only_fields = fields
+
+    def get_duplicate(self, contract: Contract) -> bool:
+        return bool(self.context.get("duplicate"))
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, use_url=False)
+
+
+class PasswordSerializer(serializers.Serializer):
+    password = serializers.CharField(max_length=1024, trim_whitespace=False)
+
+
+class PassageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Passage
+        fields = [
+            "index",
+            "page",
+            "start",
+            "end",
+            "number",
+            "heading",
+            "is_heading",
+            "state",
+            "text",
+        ]
+        read_only_fields = fields

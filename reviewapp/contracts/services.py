@@ -1,0 +1,296 @@
+"""Uploading and ingesting contracts: the one home of that logic for web, API and CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import IO, Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.files import File
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from reviewapp.accounts.models import Matter
+from reviewapp.contracts.extraction import (
+    ExtractedDocument,
+    ExtractionError,
+    ExtractionLimits,
+    detect_kind,
+    extract_file,
+)
+from reviewapp.contracts.models import Contract, DocumentStatus, Passage
+from reviewapp.contracts.segmentation import segment
+from reviewapp.realtime.events import event_publish
+from reviewapp.reviews.services import review_scan
+
+logger = logging.getLogger(__name__)
+
+PASSWORD_CACHE_SECONDS = 600
+HEAD_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class UploadRejected(Exception):
+    code: str
+    message: str
+
+
+def _limits() -> ExtractionLimits:
+    return ExtractionLimits(
+        max_bytes=settings.UPLOAD_MAX_BYTES,
+        max_pages=settings.INGEST_MAX_PAGES,
+        timeout_s=settings.INGEST_PARSE_TIMEOUT_S,
+        memory_mb=settings.INGEST_MEMORY_MB,
+    )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _sha256_and_head(stream: IO[bytes]) -> tuple[str, bytes]:
+    digest = hashlib.sha256()
+    stream.seek(0)
+    head = stream.read(HEAD_BYTES)
+    digest.update(head)
+    for chunk in iter(lambda: stream.read(1024 * 1024), b""):
+        digest.update(chunk)
+    stream.seek(0)
+    return digest.hexdigest(), head
+
+
+def contract_upload(
+    *,
+    matter: Matter,
+    file: IO[bytes],
+    name: str,
+    size: int,
+    uploaded_by: Any = None,
+    enqueue: bool = True,
+) -> tuple[Contract, bool]:
+    """Store an upload and queue its ingestion; returns (contract, created).
+
+    The same bytes uploaded again into a matter link to the existing contract.
+    Files over the size limit are refused before anything is stored.
+    """
+    if size > settings.UPLOAD_MAX_BYTES:
+        raise UploadRejected(
+            code=DocumentStatus.TOO_LARGE,
+            message=f"The file is {_megabytes(size)}; the limit is "
+            f"{_megabytes(settings.UPLOAD_MAX_BYTES)}.",
+        )
+    sha256, head = _sha256_and_head(file)
+    existing = Contract.objects.filter(matter=matter, sha256=sha256).first()
+    if existing is not None:
+        return existing, False
+    contract = Contract(
+        matter=matter,
+        uploaded_by=uploaded_by,
+        original_name=name[:255],
+        sha256=sha256,
+        size=size,
+        kind=detect_kind(head),
+    )
+    contract.file.save(name, File(file, name=name), save=False)
+    try:
+        with transaction.atomic():
+            contract.save()
+            _publish_progress(contract)
+            if enqueue:
+                transaction.on_commit(lambda: _enqueue_ingest(contract.pk))
+    except IntegrityError:
+        contract.file.delete(save=False)
+        return Contract.objects.get(matter=matter, sha256=sha256), False
+    except BaseException:
+        contract.file.delete(save=False)
+        raise
+    return contract, True
+
+
+def _enqueue_ingest(contract_id: int) -> None:
+    from reviewapp.contracts.tasks import ingest_contract
+
+    ingest_contract.delay(contract_id)
+
+
+def contract_retry_with_password(*, contract: Contract, password: str) -> Contract:
+    """Queue a password-protected PDF again; the password lives briefly in the cache only."""
+    if contract.status != DocumentStatus.NEEDS_PASSWORD:
+        raise UploadRejected(
+            code="NOT_WAITING", message="This document is not waiting for a password."
+        )
+    cache.set(_password_key(contract.pk), password, PASSWORD_CACHE_SECONDS)
+    with transaction.atomic():
+        Contract.objects.filter(pk=contract.pk).update(
+            status=DocumentStatus.QUEUED, progress=0, error_code="", error_message=""
+        )
+        contract.refresh_from_db()
+        _publish_progress(contract)
+        transaction.on_commit(lambda: _enqueue_ingest(contract.pk))
+    return contract
+
+
+def _password_key(contract_id: int) -> str:
+    return f"ingest-password:{contract_id}"
+
+
+def contract_ingest(*, contract_id: int, password: str | None = None) -> Contract | None:
+    """Extract, segment and store the passages of a contract, exactly once, then scan them.
+
+    Safe to run twice or concurrently: the passages are written in one transaction that
+    first checks, under a row lock, that nobody finished before us; the scan is idempotent.
+    """
+    contract = _claim(contract_id)
+    if contract is None:
+        done = Contract.objects.filter(pk=contract_id).first()
+        if done is not None and done.status == DocumentStatus.INGESTED:
+            _scan(done)  # a run that died between storing and scanning
+        return done
+    password = password or cache.get(_password_key(contract_id))
+    started = time.perf_counter()
+    try:
+        document = extract_file(contract.file.path, limits=_limits(), password=password)
+    except ExtractionError as error:
+        return _fail(contract, error.code, error.message)
+    extracted = time.perf_counter()
+    _set_progress(contract, 60)
+    segments = segment(document.text, document.page_spans)
+    segmented = time.perf_counter()
+    timings = {
+        "extract": round((extracted - started) * 1000, 1),
+        "segment": round((segmented - extracted) * 1000, 1),
+    }
+    contract = _store(contract.pk, document, segments, timings)
+    cache.delete(_password_key(contract_id))
+    if contract.status == DocumentStatus.INGESTED:
+        _scan(contract)
+    return contract
+
+
+def _scan(contract: Contract) -> None:
+    review = review_scan(contract_id=contract.pk)
+    if review is not None:
+        contract.timings_ms = {**contract.timings_ms, "scan": review.scan_ms}
+        Contract.objects.filter(pk=contract.pk).update(timings_ms=contract.timings_ms)
+
+
+def _claim(contract_id: int) -> Contract | None:
+    with transaction.atomic():
+        contract = Contract.objects.select_for_update().filter(pk=contract_id).first()
+        if contract is None or contract.status not in (
+            DocumentStatus.QUEUED,
+            DocumentStatus.INGESTING,
+        ):
+            return None
+        contract.status = DocumentStatus.INGESTING
+        contract.progress = 10
+        contract.ingest_attempts += 1
+        contract.save(update_fields=["status", "progress", "ingest_attempts", "updated_at"])
+        _publish_progress(contract)
+    return contract
+
+
+def _set_progress(contract: Contract, progress: int) -> None:
+    with transaction.atomic():
+        Contract.objects.filter(pk=contract.pk, status=DocumentStatus.INGESTING).update(
+            progress=progress, updated_at=timezone.now()
+        )
+        contract.progress = progress
+        _publish_progress(contract)
+
+
+def contract_ingest_failed(*, contract_id: int, code: str, message: str) -> Contract | None:
+    """Give up on an ingestion (e.g. over the task's time limit) with a status and message."""
+    contract = Contract.objects.filter(pk=contract_id).first()
+    return _fail(contract, code, message) if contract is not None else None
+
+
+def _fail(contract: Contract, code: str, message: str) -> Contract:
+    with transaction.atomic():
+        locked = Contract.objects.select_for_update().get(pk=contract.pk)
+        if locked.status != DocumentStatus.INGESTING:
+            return locked
+        Passage.objects.filter(contract=locked).delete()
+        locked.status = code
+        locked.error_code = code
+        locked.error_message = message
+        locked.progress = 100
+        locked.save(
+            update_fields=["status", "error_code", "error_message", "progress", "updated_at"]
+        )
+        _publish_progress(locked)
+    return locked
+
+
+def _store(
+    contract_id: int, document: ExtractedDocument, segments: list[Any], timings: dict[str, float]
+) -> Contract:
+    with transaction.atomic():
+        contract = Contract.objects.select_for_update().get(pk=contract_id)
+        if contract.status != DocumentStatus.INGESTING:
+            return contract  # someone else finished (or failed) it first
+        Passage.objects.filter(contract=contract).delete()
+        Passage.objects.bulk_create(
+            Passage(
+                contract=contract,
+                index=seg.index,
+                page=seg.page,
+                start=seg.start,
+                end=seg.end,
+                number=seg.number[:64],
+                heading=seg.heading[:300],
+                is_heading=seg.is_heading,
+                text=document.text[seg.start : seg.end].replace("\x00", " "),
+            )
+            for seg in segments
+        )
+        # PostgreSQL text cannot hold NUL; a space keeps every offset where it was.
+        contract.text = document.text.replace("\x00", " ")
+        contract.encoding = document.encoding or ""
+        contract.kind = document.kind
+        contract.page_count = document.page_count
+        contract.page_spans = [list(span) for span in document.page_spans]
+        contract.timings_ms = {**contract.timings_ms, **timings}
+        contract.status = DocumentStatus.INGESTED
+        contract.progress = 100
+        contract.error_code = contract.error_message = ""
+        contract.ingested_at = timezone.now()
+        contract.save()
+        _publish_progress(contract, passages=len(segments))
+    return contract
+
+
+def _publish_progress(contract: Contract, **extra: Any) -> None:
+    event_publish(
+        matter_id=contract.matter_id,
+        type="document.progress",
+        payload={
+            "contract_id": contract.pk,
+            "name": contract.original_name,
+            "status": contract.status,
+            "progress": contract.progress,
+            "error": {"code": contract.error_code, "message": contract.error_message}
+            if contract.error_code
+            else None,
+            **extra,
+        },
+    )
+
+
+def contracts_requeue_stalled(*, older_than_s: int) -> list[int]:
+    """Queue again documents whose ingestion has not moved for a while (a worker died)."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    stalled = list(
+        Contract.objects.filter(
+            status__in=[DocumentStatus.QUEUED, DocumentStatus.INGESTING], updated_at__lt=cutoff
+        ).values_list("pk", flat=True)
+    )
+    for contract_id in stalled:
+        Contract.objects.filter(pk=contract_id).update(updated_at=timezone.now())
+        _enqueue_ingest(contract_id)
+    return stalled

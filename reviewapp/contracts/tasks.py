@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import OperationalError
+
+from reviewapp.contracts.models import DocumentStatus
+from reviewapp.contracts.services import (
+    contract_ingest,
+    contract_ingest_failed,
+    contracts_requeue_stalled,
+)
+
+TOO_SLOW = "Reading this document took longer than the time allowed; it may be damaged."
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=5,
+)
+def ingest_contract(contract_id: int) -> str | None:
+    try:
+        contract = contract_ingest(contract_id=contract_id)
+    except SoftTimeLimitExceeded:
+        contract = contract_ingest_failed(
+            contract_id=contract_id, code=DocumentStatus.PARSE_FAILED, message=TOO_SLOW
+        )
+    return contract.status if contract else None
+
+
+@shared_task
+def requeue_stalled_ingestions() -> int:
+    return len(contracts_requeue_stalled(older_than_s=settings.INGEST_STALLED_AFTER_S))

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from reviewapp.accounts.selectors import matter_list_for_user, user_can_access_matter
+from reviewapp.realtime.events import matter_group
+
+CLOSE_UNAUTHENTICATED = 4401
+
+
+class EventsConsumer(AsyncJsonWebsocketConsumer):
+    """Pushes the events of every matter the signed-in user belongs to."""
+
+    groups: list[str]
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        self.groups = [matter_group(pk) for pk in await self._matter_ids(user)]
+        for group in self.groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "groups", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if isinstance(content, dict) and content.get("type") == "ping":
+            await self.send_json({"type": "pong"})
+
+    async def event_message(self, message: dict[str, Any]) -> None:
+        event = message["event"]
+        # Membership may have changed since connect: check again for every event.
+        allowed = await database_sync_to_async(user_can_access_matter)(
+            user=self.scope["user"], matter_id=event["matter_id"]
+        )
+        if allowed:
+            await self.send_json({"type": "event", "event": event})
+
+    @database_sync_to_async
+    def _matter_ids(self, user: Any) -> list[int]:
+        return list(matter_list_for_user(user=user).values_list("pk", flat=True))

@@ -1,0 +1,63 @@
+"""The one module that builds and sends live events.
+
+Events are stored first (the database is the source of truth, the id is the sequence number),
+then pushed to the matter's channel group after the transaction commits. A client that missed
+a push reads /api/events/?after=<seq>.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, TypedDict
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import transaction
+
+from reviewapp.realtime.models import Event
+
+logger = logging.getLogger(__name__)
+
+
+class EventMessage(TypedDict):
+    seq: int
+    matter_id: int
+    type: str
+    payload: dict[str, Any]
+    created_at: str
+
+
+def matter_group(matter_id: int) -> str:
+    return f"matter.{matter_id}"
+
+
+def event_message(event: Event) -> EventMessage:
+    return {
+        "seq": event.pk,
+        "matter_id": event.matter_id,
+        "type": event.type,
+        "payload": event.payload,
+        "created_at": event.created_at.isoformat(),
+    }
+
+
+def event_publish(*, matter_id: int, type: str, payload: dict[str, Any]) -> Event:
+    event = Event.objects.create(matter_id=matter_id, type=type, payload=payload)
+    message = event_message(event)
+    transaction.on_commit(lambda: _push(message))
+    return event
+
+
+def _push(message: EventMessage) -> None:
+    if not settings.REDIS_URL:
+        return  # no channel layer (e.g. `manage.py review` without Redis): stored only
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(
+            matter_group(message["matter_id"]), {"type": "event.message", "event": message}
+        )
+    except Exception:  # a lost push is recovered by the client's catch-up read
+        logger.warning("could not push event %s", message["seq"], exc_info=True)

@@ -1,0 +1,153 @@
+"""The trigger scan that fills a review's state register, and moves of passages after it."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+from django.db import transaction
+
+from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
+from reviewapp.realtime.events import event_publish
+from reviewapp.reviews.models import (
+    ActorKind,
+    PassageTransition,
+    Review,
+    ReviewStatus,
+    RuleFiring,
+)
+from reviewapp.reviews.snapshot import snapshot_refresh
+from reviewapp.reviews.states import check_transition
+from reviewapp.rules.detect import detect_contract_type, detect_language
+from reviewapp.rules.engine import passage_states, scan
+from reviewapp.rules.services import playbook_compiled, playbook_version_for
+
+
+def review_status_for(states: list[str | None]) -> str:
+    if PassageState.REJECTED in states:
+        return ReviewStatus.BLOCKED
+    if PassageState.PENDING in states or PassageState.NEEDS_HUMAN_REVIEW in states:
+        return ReviewStatus.IN_REVIEW
+    return ReviewStatus.COMPLETE
+
+
+def review_scan(*, contract_id: int) -> Review | None:
+    """Run the trigger rules over an ingested contract, once.
+
+    Every passage leaves CONFIRMED (no rule fired), PENDING (a verify or human rule fired) or
+    REJECTED (a reject rule fired); any REJECTED passage blocks the review.
+    """
+    contract = Contract.objects.select_related("matter").get(pk=contract_id)
+    if contract.status != DocumentStatus.INGESTED:
+        return None
+    existing = Review.objects.filter(contract=contract).first()
+    if existing is not None:
+        return existing
+    started = time.perf_counter()
+    language = detect_language(contract.text)
+    contract_type = detect_contract_type(contract.text)
+    version = playbook_version_for(
+        organisation_id=contract.matter.organisation_id, language=language
+    )
+    compiled = playbook_compiled(version)
+    passages = list(contract.passages.order_by("index"))
+    hits = scan(compiled, contract.text, passages, contract_type=contract_type)
+    states = passage_states(passages, hits)
+    scan_ms = round((time.perf_counter() - started) * 1000, 1)
+    with transaction.atomic():
+        Contract.objects.select_for_update().get(pk=contract.pk)
+        if Review.objects.filter(contract=contract).exists():
+            return Review.objects.get(contract=contract)
+        review = Review.objects.create(
+            contract=contract,
+            playbook_version=version,
+            status=review_status_for(list(states)),
+            scan_ms=scan_ms,
+        )
+        _record_scan(review, passages, hits, states)
+        Contract.objects.filter(pk=contract.pk).update(
+            language=language, contract_type=contract_type
+        )
+        event_publish(
+            matter_id=contract.matter_id,
+            type="review.scanned",
+            payload={"contract_id": contract.pk, "review_id": review.pk, "status": review.status},
+        )
+    snapshot_refresh(review)
+    return review
+
+
+def _record_scan(review: Review, passages: list[Passage], hits, states: list[str]) -> None:
+    by_passage: dict[int, list] = defaultdict(list)
+    for hit in hits:
+        by_passage[hit.segment_index].append(hit)
+    version = review.playbook_version
+    RuleFiring.objects.bulk_create(
+        RuleFiring(
+            review=review,
+            passage=passages[hit.segment_index],
+            playbook_version=version,
+            rule_id=hit.rule_id,
+            category=hit.category,
+            action=hit.action,
+            severity=hit.severity,
+            match_start=hit.match_start,
+            match_end=hit.match_end,
+        )
+        for hit in hits
+    )
+    transitions = []
+    for passage, state in zip(passages, states, strict=True):
+        check_transition(None, state, ActorKind.RULE, "")
+        passage.state = state
+        fired = sorted({hit.rule_id for hit in by_passage[passage.index]})
+        transitions.append(
+            PassageTransition(
+                passage=passage,
+                review=review,
+                from_state=None,
+                to_state=state,
+                actor_kind=ActorKind.RULE,
+                actor=version.label,
+                reason=", ".join(fired) if fired else "no rule fired",
+            )
+        )
+    Passage.objects.bulk_update(passages, ["state"], batch_size=500)
+    PassageTransition.objects.bulk_create(transitions, batch_size=500)
+
+
+def passage_transition(
+    *, passage_id: int, to_state: str, actor_kind: str, actor: str, reason: str = ""
+) -> Passage:
+    """Move one passage along the state machine and update its review's status."""
+    with transaction.atomic():
+        passage = Passage.objects.select_for_update().get(pk=passage_id)
+        review = Review.objects.select_for_update().get(contract_id=passage.contract_id)
+        check_transition(passage.state, to_state, actor_kind, reason)
+        PassageTransition.objects.create(
+            passage=passage,
+            review=review,
+            from_state=passage.state,
+            to_state=to_state,
+            actor_kind=actor_kind,
+            actor=actor,
+            reason=reason,
+        )
+        passage.state = to_state
+        passage.save(update_fields=["state"])
+        states = list(review.contract.passages.values_list("state", flat=True))
+        review.status = review_status_for(states)
+        review.save(update_fields=["status", "updated_at"])
+        event_publish(
+            matter_id=review.contract.matter_id,
+            type="passage.state",
+            payload={
+                "contract_id": passage.contract_id,
+                "review_id": review.pk,
+                "passage": passage.index,
+                "state": to_state,
+                "review_status": review.status,
+            },
+        )
+        transaction.on_commit(lambda: snapshot_refresh(review))
+    return passage

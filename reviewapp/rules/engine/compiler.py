@@ -1,0 +1,190 @@
+"""Compiles a playbook once: one RE2 program per pattern, plus the per-passage prefilter."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import re2
+
+from . import regex
+from .model import FactExtractor, Near, Playbook, Rule
+
+
+@dataclass(frozen=True)
+class CompiledNear:
+    terms_a: regex.Compiled
+    terms_b: regex.Compiled
+    within: int
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    rule: Rule
+    patterns: tuple[regex.Compiled, ...]
+    near: tuple[CompiledNear, ...]
+    exception: regex.Compiled | None
+    requires_nearby: tuple[regex.Compiled, ...]
+    unless_nearby: regex.Compiled | None
+    confirm_if: regex.Compiled | None
+    reject_if: regex.Compiled | None
+
+
+@dataclass(frozen=True)
+class CompiledFact:
+    extractor: FactExtractor
+    patterns: tuple[regex.Compiled, ...]
+    prefer_headings: regex.Compiled | None = None
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What a prefilter entry stands for: a rule's n-th pattern, or the first terms of a near."""
+
+    rule: int
+    kind: str  # "pattern" | "near"
+    position: int
+
+
+class Prefilter:
+    """All trigger regexes of one scope in an RE2 ``Filter``.
+
+    One call finds which triggers match a text: the filter looks for the literal atoms of every
+    regex in a single pass and runs only the regexes whose atoms are present, all inside RE2.
+    That keeps a passage at one Python-level call instead of one per pattern.
+    """
+
+    def __init__(self, entries: list[tuple[str, Trigger]]):
+        self.triggers = tuple(trigger for _pattern, trigger in entries)
+        self._filter = re2.Filter()
+        for pattern, _trigger in entries:
+            self._filter.Add(pattern.encode("utf-8"), regex.options())
+        self._filter.Compile()
+
+    def match(self, data: bytes) -> list[Trigger]:
+        return [self.triggers[i] for i in self._filter.Match(data) or ()]
+
+    def potential(self, data: bytes) -> list[Trigger]:
+        """Triggers whose literal atoms occur in ``data``: a superset of ``match``, found without
+        running any regex, so it can be computed chunk by chunk on a huge text."""
+        return [self.triggers[i] for i in self._filter.Match(data, potential=True) or ()]
+
+
+@dataclass
+class CompiledPlaybook:
+    """Everything ``scan`` needs, built by ``compile_playbook`` and shared between threads."""
+
+    playbook: Playbook
+    rules: tuple[CompiledRule, ...]
+    facts: tuple[CompiledFact, ...]
+    passage_filter: Prefilter | None
+    heading_filter: Prefilter | None
+    by_id: dict[str, int] = field(default_factory=dict)
+    secondary: tuple[int, ...] = ()
+    _active: dict[str | None, frozenset[int]] = field(default_factory=dict)
+
+    def active_rules(self, contract_type: str | None) -> frozenset[int]:
+        if contract_type not in self._active:
+            self._active[contract_type] = frozenset(
+                i for i, c in enumerate(self.rules) if c.rule.applies_to(contract_type)
+            )
+        return self._active[contract_type]
+
+    def compiled_rule(self, rule_id: str) -> CompiledRule:
+        return self.rules[self.by_id[rule_id]]
+
+    def all_triggers(self, index: int) -> list[Trigger]:
+        """Every passage trigger of one rule, for evaluating it without the prefilter."""
+        rule = self.rules[index].rule
+        if rule.scope == "heading":
+            patterns: list[Trigger] = []
+        else:
+            patterns = [Trigger(index, "pattern", n) for n in range(len(rule.patterns))]
+        return patterns + [Trigger(index, "near", n) for n in range(len(rule.near))]
+
+
+_CACHE: dict[tuple[str, str], CompiledPlaybook] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def compile_playbook(playbook: Playbook) -> CompiledPlaybook:
+    """Compile ``playbook``, reusing the result for the same name and version.
+
+    An edited playbook that kept its name and version is recompiled rather than served stale.
+    """
+    key = (playbook.name, playbook.version)
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None and cached.playbook == playbook:
+            return cached
+    compiled = _compile(playbook)
+    with _CACHE_LOCK:
+        _CACHE[key] = compiled
+    return compiled
+
+
+def clear_compile_cache() -> None:
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _compile(playbook: Playbook) -> CompiledPlaybook:
+    passage: list[tuple[str, Trigger]] = []
+    heading: list[tuple[str, Trigger]] = []
+    for i, rule in enumerate(playbook.rules):
+        # Secondary rules run only where a primary one fired, so they stay out of the passage
+        # prefilter: their broad context words would make it run on almost every passage.
+        into_passage = not rule.only_with
+        for n, pattern in enumerate(rule.patterns):
+            if rule.scope in ("passage", "either") and into_passage:
+                passage.append((pattern, Trigger(i, "pattern", n)))
+            if rule.scope in ("heading", "either"):
+                heading.append((pattern, Trigger(i, "pattern", n)))
+        for n, near in enumerate(rule.near):
+            if into_passage:
+                passage.append((regex.alternation(near.terms_a), Trigger(i, "near", n)))
+    return CompiledPlaybook(
+        playbook=playbook,
+        rules=tuple(_compile_rule(rule) for rule in playbook.rules),
+        facts=tuple(_compile_fact(f) for f in playbook.facts),
+        passage_filter=Prefilter(passage) if passage else None,
+        heading_filter=Prefilter(heading) if heading else None,
+        by_id={rule.id: i for i, rule in enumerate(playbook.rules)},
+        secondary=tuple(i for i, rule in enumerate(playbook.rules) if rule.only_with),
+    )
+
+
+def _compile_rule(rule: Rule) -> CompiledRule:
+    return CompiledRule(
+        rule=rule,
+        patterns=tuple(regex.compile_bytes(p) for p in rule.patterns),
+        near=tuple(_compile_near(near) for near in rule.near),
+        exception=_maybe(rule.exceptions),
+        requires_nearby=tuple(regex.compile_bytes(p) for p in rule.requires_nearby),
+        unless_nearby=_maybe(rule.unless_nearby),
+        confirm_if=_maybe(rule.confirm_if),
+        reject_if=_maybe(rule.reject_if),
+    )
+
+
+def _compile_near(near: Near) -> CompiledNear:
+    return CompiledNear(
+        terms_a=regex.compile_bytes(regex.alternation(near.terms_a)),
+        terms_b=regex.compile_bytes(regex.alternation(near.terms_b)),
+        within=near.within,
+    )
+
+
+def _compile_fact(extractor: FactExtractor) -> CompiledFact:
+    return CompiledFact(
+        extractor=extractor,
+        patterns=tuple(
+            regex.compile_bytes(p, case_sensitive=extractor.case_sensitive)
+            for p in extractor.patterns
+        ),
+        prefer_headings=_maybe(extractor.prefer_headings),
+    )
+
+
+def _maybe(patterns: tuple[str, ...]) -> regex.Compiled | None:
+    return regex.compile_bytes(regex.alternation(patterns)) if patterns else None

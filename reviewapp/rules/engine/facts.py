@@ -1,0 +1,79 @@
+"""Deterministic extraction of key facts (CUAD ``fact`` categories) for the offline draft."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .compiler import CompiledFact, CompiledPlaybook
+from .model import Passage
+
+MAX_PREFERRED = 40
+_TRIM = " \t\r\n,;:.\"'“”()"
+
+
+def extract_facts(
+    compiled: CompiledPlaybook, text: str, segments: Sequence[Passage] = ()
+) -> dict[str, dict]:
+    """First match of each fact extractor: ``{category: {"value", "start", "end"}}``.
+
+    Passages whose heading matches the extractor's ``prefer_headings`` (for example "Term") are
+    searched before the rest of the document, so a stray match elsewhere does not shadow the
+    operative clause.
+    """
+    data = text.encode("utf-8")
+    ascii_only = len(data) == len(text)
+    facts: dict[str, dict] = {}
+    for fact in compiled.facts:
+        if fact.extractor.category in facts:
+            continue
+        found = _first_match(fact, data, _heading_ranges(fact, text, segments))
+        if found is None:
+            continue
+        start, end = found
+        if not ascii_only:
+            start, end = _chars(data, start), _chars(data, end)
+        start, end = _trim(text, start, end)
+        if end > start:
+            facts[fact.extractor.category] = {"value": text[start:end], "start": start, "end": end}
+    return facts
+
+
+def _heading_ranges(fact: CompiledFact, text: str, segments: Sequence[Passage]):
+    if fact.prefer_headings is None:
+        return []
+    wanted = [
+        s for s in segments if s.heading and fact.prefer_headings.search(s.heading.encode("utf-8"))
+    ][:MAX_PREFERRED]
+    if len(text) == len(text.encode("utf-8")):
+        return [(s.start, s.end) for s in wanted]
+    return [
+        (len(text[: s.start].encode("utf-8")), len(text[: s.end].encode("utf-8"))) for s in wanted
+    ]
+
+
+def _first_match(fact: CompiledFact, data: bytes, preferred: list[tuple[int, int]]):
+    limit = len(data)
+    if fact.extractor.first_chars:
+        limit = min(limit, fact.extractor.first_chars)
+    ranges = [(s, min(e, limit)) for s, e in preferred if s < limit] + [(0, limit)]
+    for start, end in ranges:
+        for pattern in fact.patterns:
+            match = pattern.search(data, start, end)
+            if match is not None:
+                names = pattern.groupindex
+                group = names.get(b"value", names.get("value", 0))
+                if match.start(group) >= 0:
+                    return match.span(group)
+    return None
+
+
+def _chars(data: bytes, byte_offset: int) -> int:
+    return len(data[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in _TRIM:
+        start += 1
+    while end > start and text[end - 1] in _TRIM:
+        end -= 1
+    return start, end

@@ -1,0 +1,196 @@
+"""Builds a ``Playbook`` from YAML or from the dict the database stores, validating every field."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .lint import lint_pattern, lint_rule
+from .model import (
+    ACTIONS,
+    DEFAULT_NEARBY_CHARS,
+    LANGUAGES,
+    SCOPES,
+    SEVERITIES,
+    FactExtractor,
+    Near,
+    Playbook,
+    Rule,
+    RuleError,
+)
+
+_RULE_FIELDS = {
+    "id",
+    "category",
+    "severity",
+    "language",
+    "action",
+    "patterns",
+    "near",
+    "scope",
+    "exceptions",
+    "requires_nearby",
+    "unless_nearby",
+    "nearby_chars",
+    "question",
+    "standard_position",
+    "fallback",
+    "confirm_if",
+    "reject_if",
+    "contract_types",
+    "only_with",
+    "description",
+}
+_FACT_FIELDS = {"category", "patterns", "first_chars", "case_sensitive", "prefer_headings"}
+
+
+def load_playbook(path: str | Path) -> Playbook:
+    with open(path, encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    if not isinstance(data, Mapping):
+        raise RuleError(f"playbook {path}: expected a mapping at the top level")
+    return load_playbook_data(data)
+
+
+def load_playbook_data(data: Mapping[str, Any]) -> Playbook:
+    """Validate ``data`` (parsed YAML) and return the playbook; raises ``RuleError``."""
+    for key in ("name", "version", "language", "rules"):
+        if key not in data:
+            raise RuleError(f"playbook: missing field {key!r}")
+    language = _choice("playbook", "language", data["language"], LANGUAGES)
+    raw_rules = data["rules"]
+    if not isinstance(raw_rules, list) or not raw_rules:
+        raise RuleError("playbook: `rules` must be a non-empty list")
+    rules = [_rule(raw, language, position) for position, raw in enumerate(raw_rules)]
+    seen: set[str] = set()
+    for rule in rules:
+        if rule.id in seen:
+            raise RuleError(f"rule {rule.id}: id: duplicate rule id")
+        seen.add(rule.id)
+    facts = tuple(_fact(raw, i) for i, raw in enumerate(data.get("facts") or []))
+    return Playbook(
+        name=str(data["name"]),
+        version=str(data["version"]),
+        language=language,
+        rules=tuple(rules),
+        facts=facts,
+        description=str(data.get("description") or ""),
+    )
+
+
+def _rule(raw: Any, default_language: str, position: int) -> Rule:
+    if not isinstance(raw, Mapping):
+        raise RuleError(f"rule #{position + 1}: expected a mapping")
+    rule_id = raw.get("id")
+    if not isinstance(rule_id, str) or not rule_id.strip():
+        raise RuleError(f"rule #{position + 1}: id: missing or not a string")
+    label = f"rule {rule_id}"
+    unknown = sorted(set(raw) - _RULE_FIELDS)
+    if unknown:
+        raise RuleError(f"{label}: {unknown[0]}: unknown field")
+    if not isinstance(raw.get("category"), str) or not raw["category"].strip():
+        raise RuleError(f"{label}: category: missing or not a string")
+
+    def strings(name: str) -> tuple[str, ...]:
+        return _strings(label, name, raw.get(name))
+
+    def text(name: str) -> str:
+        return _text(label, name, raw.get(name))
+
+    rule = Rule(
+        id=rule_id,
+        category=raw["category"],
+        severity=_choice(label, "severity", raw.get("severity", "medium"), SEVERITIES),
+        language=_choice(label, "language", raw.get("language", default_language), LANGUAGES),
+        action=_choice(label, "action", raw.get("action", "verify"), ACTIONS),
+        patterns=strings("patterns"),
+        near=tuple(_near(label, i, item) for i, item in enumerate(raw.get("near") or [])),
+        scope=_choice(label, "scope", raw.get("scope", "passage"), SCOPES),
+        exceptions=strings("exceptions"),
+        requires_nearby=strings("requires_nearby"),
+        unless_nearby=strings("unless_nearby"),
+        nearby_chars=_integer(label, "nearby_chars", raw.get("nearby_chars", DEFAULT_NEARBY_CHARS)),
+        question=text("question"),
+        standard_position=text("standard_position"),
+        fallback=text("fallback"),
+        confirm_if=strings("confirm_if"),
+        reject_if=strings("reject_if"),
+        contract_types=strings("contract_types"),
+        only_with=strings("only_with"),
+        description=text("description"),
+    )
+    problems = lint_rule(rule)
+    if problems:
+        raise RuleError(f"{label}: {problems[0]}")
+    return rule
+
+
+def _near(label: str, i: int, raw: Any) -> Near:
+    if not isinstance(raw, Mapping) or set(raw) - {"terms_a", "terms_b", "within"}:
+        raise RuleError(f"{label}: near[{i}]: expected {{terms_a, terms_b, within}}")
+    return Near(
+        terms_a=_strings(label, f"near[{i}].terms_a", raw.get("terms_a")),
+        terms_b=_strings(label, f"near[{i}].terms_b", raw.get("terms_b")),
+        within=_integer(label, f"near[{i}].within", raw.get("within")),
+    )
+
+
+def _fact(raw: Any, i: int) -> FactExtractor:
+    label = f"fact #{i + 1}"
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("category"), str):
+        raise RuleError(f"{label}: category: missing")
+    label = f"fact {raw['category']}"
+    unknown = sorted(set(raw) - _FACT_FIELDS)
+    if unknown:
+        raise RuleError(f"{label}: {unknown[0]}: unknown field")
+    patterns = _strings(label, "patterns", raw.get("patterns"))
+    case_sensitive = bool(raw.get("case_sensitive", False))
+    for j, pattern in enumerate(patterns):
+        problems = lint_pattern(pattern, broad_check=False)
+        if problems:
+            raise RuleError(f"{label}: patterns[{j}]: {problems[0]}")
+    prefer_headings = _strings(label, "prefer_headings", raw.get("prefer_headings"))
+    for j, pattern in enumerate(prefer_headings):
+        problems = lint_pattern(pattern, broad_check=False)
+        if problems:
+            raise RuleError(f"{label}: prefer_headings[{j}]: {problems[0]}")
+    return FactExtractor(
+        category=raw["category"],
+        patterns=patterns,
+        first_chars=_integer(label, "first_chars", raw.get("first_chars", 0)),
+        case_sensitive=case_sensitive,
+        prefer_headings=prefer_headings,
+    )
+
+
+def _choice(label: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise RuleError(f"{label}: {name}: {value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _strings(label: str, name: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RuleError(f"{label}: {name}: expected a list of strings")
+    return tuple(value)
+
+
+def _text(label: str, name: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise RuleError(f"{label}: {name}: expected text")
+    return value.strip()
+
+
+def _integer(label: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleError(f"{label}: {name}: expected a whole number, got {value!r}")
+    return value

@@ -1,0 +1,133 @@
+"""Value types of the trigger-rule engine: rules, playbooks and the hits a scan produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+SEVERITIES = ("low", "medium", "high", "critical")
+ACTIONS = ("verify", "human", "reject")
+SCOPES = ("passage", "heading", "either")
+LANGUAGES = ("en", "zh")
+
+MAX_NEAR_WITHIN = 50
+MAX_NEARBY_CHARS = 200
+MAX_PATTERN_CHARS = 1000
+DEFAULT_NEARBY_CHARS = 40
+
+
+class RuleError(ValueError):
+    """A playbook or rule that cannot be loaded; the message names the rule id and the field."""
+
+
+@dataclass(frozen=True)
+class Near:
+    """Fires when terms of ``terms_a`` and ``terms_b`` are at most ``within`` words apart."""
+
+    terms_a: tuple[str, ...]
+    terms_b: tuple[str, ...]
+    within: int
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: str
+    severity: str
+    language: str
+    action: str = "verify"
+    patterns: tuple[str, ...] = ()
+    near: tuple[Near, ...] = ()
+    scope: str = "passage"
+    exceptions: tuple[str, ...] = ()
+    requires_nearby: tuple[str, ...] = ()
+    unless_nearby: tuple[str, ...] = ()
+    nearby_chars: int = DEFAULT_NEARBY_CHARS
+    question: str = ""
+    standard_position: str = ""
+    fallback: str = ""
+    confirm_if: tuple[str, ...] = ()
+    reject_if: tuple[str, ...] = ()
+    contract_types: tuple[str, ...] = ()
+    only_with: tuple[str, ...] = ()
+    description: str = ""
+
+    def applies_to(self, contract_type: str | None) -> bool:
+        return (
+            contract_type is None
+            or not self.contract_types
+            or (contract_type in self.contract_types)
+        )
+
+
+@dataclass(frozen=True)
+class FactExtractor:
+    """Finds a key fact (a CUAD ``fact`` category); a ``(?P<value>...)`` group marks the value."""
+
+    category: str
+    patterns: tuple[str, ...]
+    first_chars: int = 0
+    case_sensitive: bool = False
+    prefer_headings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Playbook:
+    name: str
+    version: str
+    language: str
+    rules: tuple[Rule, ...]
+    facts: tuple[FactExtractor, ...] = ()
+    description: str = ""
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+    @property
+    def categories(self) -> list[str]:
+        return sorted({rule.category for rule in self.rules})
+
+
+@dataclass(frozen=True)
+class RuleHit:
+    """A rule that fired on one passage; offsets are absolute into the document text."""
+
+    rule_id: str
+    category: str
+    action: str
+    severity: str
+    segment_index: int
+    match_start: int
+    match_end: int
+
+
+class Passage(Protocol):
+    """What the engine needs from a segment (``reviewapp.contracts.segmentation.Segment``)."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def heading(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class SimplePassage:
+    """A stand-in segment for callers that have offsets but no segmentation result."""
+
+    index: int
+    start: int
+    end: int
+    heading: str = ""
+    page: int = 1
+    number: str = ""
+    is_heading: bool = False

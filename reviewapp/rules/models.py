@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from reviewapp.accounts.models import Organisation
+
+
+class Playbook(models.Model):
+    """A named set of trigger rules. Shipped defaults have no organisation; admins copy them."""
+
+    organisation = models.ForeignKey(
+        Organisation, null=True, blank=True, on_delete=models.CASCADE, related_name="playbooks"
+    )
+    name = models.CharField(max_length=100)
+    language = models.CharField(max_length=8)
+    # The playbook an organisation's reviews use for this language (else the shipped default).
+    is_active = models.BooleanField(default=False)
+    copied_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organisation", "name"], name="playbook_unique_name"),
+            models.UniqueConstraint(
+                fields=["name"],
+                condition=models.Q(organisation__isnull=True),
+                name="playbook_unique_default_name",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_default(self) -> bool:
+        return self.organisation_id is None
+
+
+class PlaybookVersion(models.Model):
+    """One immutable edit of a playbook; reviews record the version they ran with."""
+
+    playbook = models.ForeignKey(Playbook, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    source = models.TextField(help_text="The playbook as YAML")
+    note = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["playbook", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["playbook", "number"], name="version_unique_number")
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        return f"{self.playbook.name}@{self.number}"

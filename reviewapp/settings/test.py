@@ -1,0 +1,27 @@
+"""Tests: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, else the embedded default."""
+
+from pathlib import Path
+
+from reviewapp.embedded import ensure_redis_url
+
+ensure_redis_url(Path(__file__).resolve().parents[2] / "var" / "redis-test")
+
+from reviewapp.settings.base import *  # noqa: E402, F403
+from reviewapp.settings.base import DATABASES, VAR_DIR  # noqa: E402
+from reviewapp.settings.env import env_bool  # noqa: E402
+
+SECRET_KEY = "test-only-secret-key-not-for-production"  # noqa: S105
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+MEDIA_ROOT = VAR_DIR / "test-media"
+ALLOWED_HOSTS = ["*"]
+
+# Worker and web processes started by the tests must see the same test database,
+# so SQLite tests use a file rather than memory.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-clausewise.sqlite3")}
+
+# Tests run tasks inline unless they start a real worker (whose environment sets this to 0).
+CELERY_TASK_ALWAYS_EAGER = env_bool("CLAUSEWISE_CELERY_EAGER", True)
+CELERY_TASK_EAGER_PROPAGATES = True

@@ -1,0 +1,68 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from reviewapp.accounts.api import MatterListView
+from reviewapp.contracts import api as contracts_api
+from reviewapp.contracts import views as contracts_views
+from reviewapp.health import healthz
+from reviewapp.realtime.api import EventListView
+from reviewapp.reviews.api import ReviewStateView
+from reviewapp.rules import views as rules_views
+from reviewapp.rules.api import PlaybookTestView
+
+api_patterns = [
+    path("matters/", MatterListView.as_view(), name="api-matters"),
+    path(
+        "matters/<int:matter_id>/contracts/",
+        contracts_api.MatterContractsView.as_view(),
+        name="api-matter-contracts",
+    ),
+    path(
+        "contracts/<int:contract_id>/",
+        contracts_api.ContractDetailView.as_view(),
+        name="api-contract",
+    ),
+    path(
+        "contracts/<int:contract_id>/passages/",
+        contracts_api.ContractPassagesView.as_view(),
+        name="api-contract-passages",
+    ),
+    path(
+        "contracts/<int:contract_id>/password/",
+        contracts_api.ContractPasswordView.as_view(),
+        name="api-contract-password",
+    ),
+    path(
+        "contracts/<int:contract_id>/download/",
+        contracts_api.ContractDownloadView.as_view(),
+        name="api-contract-download",
+    ),
+    path("events/", EventListView.as_view(), name="api-events"),
+    path("reviews/<int:review_id>/state/", ReviewStateView.as_view(), name="api-review-state"),
+    path("playbooks/test/", PlaybookTestView.as_view(), name="api-playbook-test"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+urlpatterns = [
+    path("", contracts_views.home, name="home"),
+    path("matters/<int:matter_id>/", contracts_views.matter_detail, name="matter"),
+    path("contracts/<int:contract_id>/", contracts_views.contract_detail, name="contract"),
+    path("playbooks/", rules_views.playbook_list, name="playbooks"),
+    path("playbooks/<int:playbook_id>/", rules_views.playbook_detail, name="playbook"),
+    path("playbooks/<int:playbook_id>/edit/", rules_views.playbook_edit, name="playbook-edit"),
+    path("playbooks/<int:playbook_id>/copy/", rules_views.playbook_copy_view, name="playbook-copy"),
+    path(
+        "playbooks/<int:playbook_id>/activate/",
+        rules_views.playbook_activate_view,
+        name="playbook-activate",
+    ),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("api/", include(api_patterns)),
+]

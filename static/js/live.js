@@ -1,0 +1,60 @@
+// Live events: one websocket per page, reconnecting with backoff. After every (re)connect the
+// client reads /api/events/?after=<seq> so nothing pushed while it was away is lost.
+(function () {
+  "use strict";
+  const handlers = [];
+  let lastSeq = Number(document.body.dataset.lastSeq || 0);
+  let socket = null;
+  let attempt = 0;
+  let heartbeat = null;
+
+  function deliver(event) {
+    if (event.seq <= lastSeq) return;
+    lastSeq = event.seq;
+    handlers.forEach((fn) => fn(event));
+  }
+
+  async function catchUp() {
+    for (;;) {
+      const response = await fetch(`/api/events/?after=${lastSeq}`, { credentials: "same-origin" });
+      if (!response.ok) return;
+      const events = await response.json();
+      events.forEach(deliver);
+      if (events.length < 500) return;
+    }
+  }
+
+  function setState(state) {
+    document.body.dataset.live = state;
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${scheme}://${location.host}/ws/events/`);
+    socket.onopen = () => {
+      attempt = 0;
+      setState("connected");
+      catchUp().catch(() => {});
+      heartbeat = setInterval(() => socket.send(JSON.stringify({ type: "ping" })), 25000);
+    };
+    socket.onmessage = (message) => {
+      const data = JSON.parse(message.data);
+      if (data.type === "event") deliver(data.event);
+    };
+    socket.onclose = (close) => {
+      clearInterval(heartbeat);
+      setState("disconnected");
+      if (close.code === 4401) return; // signed out: do not hammer the server
+      const delay = Math.min(30000, 500 * 2 ** attempt) * (0.5 + Math.random() / 2);
+      attempt += 1;
+      setTimeout(connect, delay);
+    };
+  }
+
+  window.Clausewise = window.Clausewise || {};
+  window.Clausewise.live = {
+    subscribe(fn) { handlers.push(fn); },
+    catchUp,
+  };
+  connect();
+})();

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from reviewapp.accounts.models import Matter, Membership, Organisation, Role
+
+ROOT = Path(__file__).resolve().parent.parent
+CUAD_DIR = ROOT.parent / "shared" / "data" / "cuad"
+
+
+@pytest.fixture
+def cuad_dir() -> Path:
+    if not (CUAD_DIR / "labels.jsonl").exists():
+        pytest.skip(f"CUAD data not found at {CUAD_DIR} (expected ../shared/data/cuad)")
+    return CUAD_DIR
+
+
+@pytest.fixture
+def make_user(db):
+    def make(username: str, **fields):
+        return get_user_model().objects.create_user(
+            username=username, password="pw-" + username, **fields
+        )
+
+    return make
+
+
+@pytest.fixture
+def make_matter(db):
+    def make(name: str = "Matter", organisation: str = "Org", members=()):
+        org, _ = Organisation.objects.get_or_create(name=organisation)
+        matter = Matter.objects.create(organisation=org, name=name)
+        for user, role in members:
+            Membership.objects.create(user=user, matter=matter, role=role)
+        return matter
+
+    return make
+
+
+@pytest.fixture
+def reviewer(make_user):
+    return make_user("rita")
+
+
+@pytest.fixture
+def matter(make_matter, reviewer):
+    return make_matter(members=[(reviewer, Role.REVIEWER)])

@@ -1,0 +1,45 @@
+import pytest
+
+from reviewapp.contracts.services import contract_ingest, contract_upload
+
+pytestmark = pytest.mark.django_db
+
+
+def test_login_required_for_pages(client):
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
+
+
+def test_login_page_signs_in(client, reviewer):
+    response = client.post("/login/", {"username": "rita", "password": "pw-rita"})
+    assert response.status_code == 302
+    assert client.get("/").status_code == 200
+
+
+def test_contract_page_lists_passages_with_page_numbers(client, reviewer, matter):
+    import io
+
+    text = b"1. Scope\n\nThe Supplier shall deliver the Goods.\n\n2. Price\n\nThe price is fixed."
+    contract, _ = contract_upload(
+        matter=matter, file=io.BytesIO(text), name="c.txt", size=len(text), enqueue=False
+    )
+    contract_ingest(contract_id=contract.pk)
+    client.force_login(reviewer)
+    page = client.get(f"/contracts/{contract.pk}/").content.decode()
+    assert "The Supplier shall deliver the Goods." in page
+    assert "p. 1" in page
+    assert "Ingested" in page
+
+
+def test_matter_page_has_upload_zone(client, reviewer, matter):
+    client.force_login(reviewer)
+    page = client.get(f"/matters/{matter.pk}/").content.decode()
+    assert 'id="dropzone"' in page
+    assert f"/api/matters/{matter.pk}/contracts/" in page
+
+
+def test_healthz_reports_database_and_redis(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"database": True, "redis": True}

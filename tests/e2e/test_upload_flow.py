@@ -1,0 +1,65 @@
+"""A reviewer signs in, uploads a CUAD PDF and watches it become passages, in Chromium."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reviewapp.accounts.services import demo_seed
+from reviewapp.contracts.models import Contract, DocumentStatus
+from tests.processes import celery_worker, web_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+RECORD_PROGRESS = """
+window.__progress = [];
+new MutationObserver((mutations) => {
+  for (const m of mutations) {
+    const row = m.target.closest && m.target.closest('li.upload');
+    if (row && row.dataset.percent) window.__progress.push([
+      Number(row.dataset.percent), row.dataset.status || '', document.body.dataset.live || '']);
+  }
+}).observe(document.getElementById('upload-list'),
+           {attributes: true, subtree: true, childList: true});
+"""
+
+
+def sign_in(page, url: str, username: str, password: str) -> None:
+    page.goto(f"{url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/")
+
+
+def test_reviewer_uploads_pdf_and_sees_passages_with_pages(browser, cuad_dir, tmp_path):
+    labels = [json.loads(line) for line in (cuad_dir / "labels.jsonl").open()]
+    pdf = cuad_dir / sorted(labels, key=lambda d: d["id"])[3]["pdf"]
+    passwords = demo_seed()
+    with celery_worker(tmp_path / "worker.log"), web_server(tmp_path / "web.log") as url:
+        page = browser.new_page()
+        sign_in(page, url, "reviewer", passwords["reviewer"])
+        page.click("text=Demo matter")
+        page.wait_for_function("document.body.dataset.live === 'connected'")
+        page.evaluate(RECORD_PROGRESS)
+        page.set_input_files("#file-input", str(pdf))
+        row = page.locator("li.upload").first
+        row.locator("text=Open").wait_for(timeout=90_000)
+        progress = page.evaluate("window.__progress")
+        percents = [p[0] for p in progress]
+        assert percents == sorted(percents), progress
+        assert len(set(percents)) >= 3, progress  # upload, then ingestion steps
+        assert percents[-1] == 100
+        assert "INGESTING" in {p[1] for p in progress}, "ingestion progress never arrived live"
+        assert "Ready" in row.inner_text()
+
+        row.locator("text=Open").click()
+        page.wait_for_selector("ol.passages li")
+        contract = Contract.objects.get(original_name=pdf.name)
+        assert contract.status == DocumentStatus.INGESTED
+        assert page.locator("ol.passages li").count() == contract.passages.count()
+        assert page.locator("ol.passages li .page").first.inner_text() == "p. 1"
+        last_page = contract.passages.order_by("-index").first().page
+        assert last_page > 1
+        assert page.locator(f"ol.passages li .page:text-is('p. {last_page}')").count() >= 1

@@ -1,0 +1,113 @@
+"""Start the real processes (Celery worker, ASGI web server) against the test database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from django.conf import settings
+from django.db import connection
+
+from reviewapp.embedded import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        return f"sqlite:///{db['NAME']}"
+    auth = quote(db["USER"] or "")
+    if db.get("PASSWORD"):
+        auth += ":" + quote(db["PASSWORD"])
+    host = db["HOST"] or "127.0.0.1"
+    return f"postgres://{auth}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="reviewapp.settings.test",
+        DATABASE_URL=test_database_url(),
+        REDIS_URL=settings.REDIS_URL,
+        CLAUSEWISE_CELERY_EAGER="0",
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@contextmanager
+def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    command = [
+        sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "--loglevel", "INFO",
+        "--queues", "ingest,model,default", "--concurrency", "1", "--without-gossip",
+        "--without-mingle", "--hostname", f"test-{os.getpid()}-{time.monotonic_ns()}@%h",
+    ]  # fmt: skip
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=child_env(**env), stdout=log, stderr=log, start_new_session=True
+        )
+    try:
+        yield process
+    finally:
+        stop(process)
+
+
+@contextmanager
+def web_server(log_path: Path) -> Iterator[str]:
+    port = free_port()
+    command = [
+        sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
+        "--port", str(port), "--ws", "websockets", "--lifespan", "off",
+    ]  # fmt: skip
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=child_env(), stdout=log, stderr=log, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for_http(f"{url}/healthz", process, log_path)
+        yield url
+    finally:
+        stop(process)
+
+
+def _wait_for_http(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"web server exited:\n{log_path.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"web server did not answer:\n{log_path.read_text()[-3000:]}")
+
+
+def wait_until(predicate, timeout_s: float = 30.0, interval_s: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval_s)
+    return bool(predicate())
