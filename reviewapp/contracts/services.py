@@ -175,8 +175,9 @@ def contract_ingest(*, contract_id: int, password: str | None = None) -> Contrac
 def _scan(contract: Contract) -> None:
     review = review_scan(contract_id=contract.pk)
     if review is not None:
-        contract.timings_ms = {**contract.timings_ms, "scan": review.scan_ms}
-        Contract.objects.filter(pk=contract.pk).update(timings_ms=contract.timings_ms)
+        timings = {**contract.timings_ms, "scan": review.scan_ms}
+        Contract.objects.filter(pk=contract.pk).update(timings_ms=timings)
+        contract.refresh_from_db()
 
 
 def _claim(contract_id: int) -> Contract | None:

@@ -22,6 +22,7 @@ class CompiledNear:
 class CompiledRule:
     rule: Rule
     patterns: tuple[regex.Compiled, ...]
+    any_pattern: regex.Compiled | None  # all patterns in one program, to test a passage at once
     near: tuple[CompiledNear, ...]
     exception: regex.Compiled | None
     requires_nearby: tuple[regex.Compiled, ...]
@@ -93,15 +94,6 @@ class CompiledPlaybook:
     def compiled_rule(self, rule_id: str) -> CompiledRule:
         return self.rules[self.by_id[rule_id]]
 
-    def all_triggers(self, index: int) -> list[Trigger]:
-        """Every passage trigger of one rule, for evaluating it without the prefilter."""
-        rule = self.rules[index].rule
-        if rule.scope == "heading":
-            patterns: list[Trigger] = []
-        else:
-            patterns = [Trigger(index, "pattern", n) for n in range(len(rule.patterns))]
-        return patterns + [Trigger(index, "near", n) for n in range(len(rule.near))]
-
 
 _CACHE: dict[tuple[str, str], CompiledPlaybook] = {}
 _CACHE_LOCK = threading.Lock()
@@ -158,6 +150,7 @@ def _compile_rule(rule: Rule) -> CompiledRule:
     return CompiledRule(
         rule=rule,
         patterns=tuple(regex.compile_bytes(p) for p in rule.patterns),
+        any_pattern=_maybe(rule.patterns),
         near=tuple(_compile_near(near) for near in rule.near),
         exception=_maybe(rule.exceptions),
         requires_nearby=tuple(regex.compile_bytes(p) for p in rule.requires_nearby),

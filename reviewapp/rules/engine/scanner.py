@@ -81,10 +81,20 @@ def _secondary_hits(
         crule = compiled.rules[i]
         if i not in active or categories.isdisjoint(crule.rule.only_with):
             continue
-        span = _fire(crule, data, compiled.all_triggers(i), i in in_heading)
+        span = _fire(crule, data, _secondary_triggers(crule, data, i), i in in_heading)
         if span is not None:
             hits.append(_hit(crule.rule, segment, chunk, data, span))
     return hits
+
+
+def _secondary_triggers(crule: CompiledRule, data: bytes, index: int) -> list[Trigger]:
+    """The triggers worth evaluating, found with one search over all the rule's patterns."""
+    triggers = [Trigger(index, "near", n) for n in range(len(crule.near))]
+    if crule.rule.scope == "heading" or crule.any_pattern is None:
+        return triggers
+    if crule.any_pattern.search(data) is None:
+        return triggers
+    return [Trigger(index, "pattern", n) for n in range(len(crule.patterns))] + triggers
 
 
 def passage_states(segments: Iterable[Passage], hits: Iterable[RuleHit]) -> list[str]:

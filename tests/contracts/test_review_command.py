@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from tests.contracts import hostile_files as hf
+
+pytestmark = pytest.mark.django_db
+
+FIELDS = {
+    "document",
+    "status",
+    "error",
+    "pages",
+    "chars",
+    "contract_type",
+    "passages",
+    "timings_ms",
+}
+PASSAGE_FIELDS = {"index", "page", "start", "end", "state", "categories", "rules"}
+
+
+def run_review(capsys, *args):
+    code = 0
+    try:
+        call_command("review", *args)
+    except SystemExit as exit_:
+        code = exit_.code
+    out = capsys.readouterr().out
+    return code, out
+
+
+def test_review_prints_one_json_object_per_document_and_goes_on_after_bad_ones(capsys, tmp_path):
+    folder = tmp_path / "in"
+    (folder / "sub").mkdir(parents=True)
+    hf.make_text_pdf(folder)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    hf.make_truncated_pdf(scratch).rename(folder / "sub" / "truncated.pdf")
+    text = "1. Assignment. Neither party may assign this Agreement without consent.\n"
+    (folder / "sub" / "note.txt").write_text(text)
+    code, out = run_review(capsys, str(folder), str(tmp_path / "missing.pdf"), "--with-text")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    by_name = {record["document"].rsplit("/", 1)[-1]: record for record in records}
+    assert set(by_name) == {"contract.pdf", "truncated.pdf", "note.txt", "missing.pdf"}
+    for record in records:
+        assert FIELDS <= set(record)
+    good = by_name["contract.pdf"]
+    assert good["status"] == "INGESTED" and good["error"] is None and good["pages"] >= 1
+    assert all(PASSAGE_FIELDS | {"text"} <= set(p) for p in good["passages"])
+    assert by_name["truncated.pdf"]["error"]["code"] == "PARSE_FAILED"
+    assert by_name["missing.pdf"]["error"]["code"] == "NOT_FOUND"
+    note = by_name["note.txt"]["passages"]
+    assert note[0]["text"] == text.strip()
+    assert note[0]["state"] == "PENDING"
+    assert "Anti-Assignment" in note[0]["categories"]
+    assert note[0]["rules"]
+
+
+def test_review_table_format_and_exit_zero_when_all_good(capsys, tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("1. Price. The price is ten dollars.\n")
+    code, out = run_review(capsys, str(path), "--format", "table")
+    assert code == 0
+    assert out.splitlines()[0].startswith("STATUS")
+    assert "INGESTED" in out.splitlines()[1]
+
+
+def test_review_without_text_omits_it(capsys, tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text("1. Price. The price is ten dollars.\n")
+    _, out = run_review(capsys, str(path))
+    assert "text" not in json.loads(out)["passages"][0]
+
+
+def test_anthropic_engine_without_key_is_explained(capsys, tmp_path, monkeypatch):
+    from django.core.management.base import CommandError
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(CommandError, match="ANTHROPIC_API_KEY"):
+        call_command("review", str(tmp_path), "--engine", "anthropic")
