@@ -1,0 +1,26 @@
+"""`make bench`: every benchmark in turn (speed and memory targets live here, not in tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = ["bench_ingest.py", "bench_segment.py", "bench_scan.py"]
+
+
+def main() -> int:
+    failed = []
+    for name in BENCHMARKS:
+        print(f"\n=== {name} ===", flush=True)
+        code = subprocess.call([sys.executable, str(HERE / name)], cwd=HERE.parent)
+        if code:
+            failed.append(name)
+    if failed:
+        print(f"\nMissed targets or failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
