@@ -81,20 +81,26 @@ def _secondary_hits(
         crule = compiled.rules[i]
         if i not in active or categories.isdisjoint(crule.rule.only_with):
             continue
-        span = _fire(crule, data, _secondary_triggers(crule, data, i), i in in_heading)
+        span = _fire_secondary(crule, data, i, i in in_heading)
         if span is not None:
             hits.append(_hit(crule.rule, segment, chunk, data, span))
     return hits
 
 
-def _secondary_triggers(crule: CompiledRule, data: bytes, index: int) -> list[Trigger]:
-    """The triggers worth evaluating, found with one search over all the rule's patterns."""
+def _fire_secondary(crule: CompiledRule, data: bytes, index: int, in_heading: bool) -> Span | None:
+    """Like ``_fire``, but tests all of the rule's patterns with one search."""
+    if crule.requires_nearby or crule.unless_nearby is not None:
+        triggers = [Trigger(index, "pattern", n) for n in range(len(crule.patterns))]
+        return _fire(crule, data, triggers, in_heading)
+    match = None
+    if crule.rule.scope != "heading" and crule.any_pattern is not None:
+        match = crule.any_pattern.search(data)
+    if match is not None:
+        if crule.exception is not None and crule.exception.search(data):
+            return None
+        return match.span()
     triggers = [Trigger(index, "near", n) for n in range(len(crule.near))]
-    if crule.rule.scope == "heading" or crule.any_pattern is None:
-        return triggers
-    if crule.any_pattern.search(data) is None:
-        return triggers
-    return [Trigger(index, "pattern", n) for n in range(len(crule.patterns))] + triggers
+    return _fire(crule, data, triggers, in_heading)
 
 
 def passage_states(segments: Iterable[Passage], hits: Iterable[RuleHit]) -> list[str]:
