@@ -48,3 +48,18 @@ def reviewer(make_user):
 @pytest.fixture
 def matter(make_matter, reviewer):
     return make_matter(members=[(reviewer, Role.REVIEWER)])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_other_database_sessions(django_db_setup, django_db_blocker):
+    """Drop connections left by threads or child processes, so the test database can go."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
