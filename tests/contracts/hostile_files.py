@@ -7,9 +7,9 @@ exactly: object order, stream contents, page count.
 
 from __future__ import annotations
 
-import os
 import random
 import struct
+import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -230,6 +230,15 @@ def make_image_only_pdf(directory: Path, pages: int = 2) -> Path:
     )
 
 
+def make_zip_bomb_docx(directory: Path, inflated_bytes: int = 20 * MIB) -> Path:
+    """A DOCX whose document part inflates a thousandfold (20 MB here; real bombs go further)."""
+    path = directory / "bomb.docx"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", b" " * inflated_bytes)
+    return path
+
+
 def make_random_bytes_txt(directory: Path, size: int = 256 * 1024) -> Path:
     path = directory / "notes.txt"
     path.write_bytes(random.Random(RANDOM_SEED).randbytes(size))
@@ -249,7 +258,3 @@ def make_slow_pdf(directory: Path, shows: int = 300_000) -> Path:
         5: HELVETICA,
     }
     return write_pdf(directory / "slow.pdf", objects, root=1)
-
-
-def file_size(path: Path) -> int:
-    return os.stat(path).st_size

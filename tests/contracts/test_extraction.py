@@ -37,13 +37,15 @@ LIMITS = ExtractionLimits()
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def extract(path: Path, **kwargs: object) -> ExtractedDocument:
-    return extract_file(path, limits=kwargs.pop("limits", LIMITS), **kwargs)  # type: ignore[arg-type]
+def extract(path: Path, password: str | None = None) -> ExtractedDocument:
+    return extract_file(path, limits=LIMITS, password=password)
 
 
-def refusal(path: Path, limits: ExtractionLimits = LIMITS, **kwargs: object) -> ExtractionError:
+def refusal(
+    path: Path, limits: ExtractionLimits = LIMITS, password: str | None = None
+) -> ExtractionError:
     with pytest.raises(ExtractionError) as caught:
-        extract_file(path, limits=limits, **kwargs)  # type: ignore[arg-type]
+        extract_file(path, limits=limits, password=password)
     return caught.value
 
 
@@ -72,6 +74,7 @@ HOSTILE_CASES: list[tuple[str, Callable[[Path], Path], str, str]] = [
     ("30 MB file", files.make_oversized_file, "TOO_LARGE", "file_too_big"),
     ("image-only PDF", files.make_image_only_pdf, "NEEDS_OCR", "no_text_layer"),
     ("random bytes .txt", files.make_random_bytes_txt, "UNSUPPORTED_TYPE", "binary"),
+    ("DOCX zip bomb", files.make_zip_bomb_docx, "PARSE_FAILED", "bomb"),
 ]
 
 
@@ -92,8 +95,9 @@ def test_hostile_file_is_refused_quickly_with_its_own_reason(
 
 
 def test_each_refusal_reason_has_a_distinct_message(tmp_path: Path) -> None:
+    problems = {problem for _, _, _, problem in HOSTILE_CASES}
     messages = {refusal(make(tmp_path)).message for _, make, _, _ in HOSTILE_CASES}
-    assert len(messages) == len(HOSTILE_CASES)
+    assert len(messages) == len(problems)
 
 
 def test_empty_file_says_so(tmp_path: Path) -> None:
@@ -123,11 +127,15 @@ def test_slow_file_times_out_and_its_processes_are_killed(tmp_path: Path) -> Non
     assert worker is not None
     started = time.monotonic()
     error = refusal(files.make_slow_pdf(tmp_path), limits=ExtractionLimits(timeout_s=0.5))
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # far below a hang; the machine may be busy
     assert (error.code, error.problem) == ("PARSE_FAILED", "timed_out")
     assert "0.5 seconds" in error.message
-    assert live_processes_in_group(worker) == []
     assert sandbox.worker_pid() is None
+    # SIGKILL went to the whole group; the worker's fork may need a moment to finish dying.
+    deadline = time.monotonic() + 2
+    while live_processes_in_group(worker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert live_processes_in_group(worker) == []
     assert extract(files.make_text_pdf(tmp_path)).page_count == 3  # a new worker takes over
 
 
