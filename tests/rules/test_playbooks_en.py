@@ -311,3 +311,21 @@ def test_facts_of_a_typical_preamble(compiled):
     for fact in facts.values():
         assert text[fact["start"] : fact["end"]] == fact["value"]
     assert detect_contract_type(text) == "Distributor"
+
+
+def test_rules_match_across_a_pdf_line_wrap(compiled):
+    text = (
+        "For each month during the Term, the Company will pay the Supplier a\n"
+        "                  minimum of $10,000 in cash."
+    )
+    assert "Minimum Commitment" in categories_fired(compiled, text)
+
+
+def test_a_passage_routed_for_one_category_also_asks_about_the_others(compiled):
+    # Flagged for its royalty rate; the post-termination wording adds that question too.
+    text = (
+        "Licensee shall pay a royalty of five percent (5%) of Net Sales, and this obligation "
+        "shall survive the termination of this Agreement."
+    )
+    fired = categories_fired(compiled, text)
+    assert {"Revenue/Profit Sharing", "Post-Termination Services"} <= fired

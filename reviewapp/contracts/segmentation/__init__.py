@@ -25,7 +25,8 @@ from ._sentences import split_points
 
 __all__ = ["MAX_PASSAGE_CHARS", "Segment", "segment"]
 
-MAX_PASSAGE_CHARS = 1500
+# One to four sentences: what a lawyer reads at once, and what verification is charged for.
+MAX_PASSAGE_CHARS = 600
 # Longer than any real sentence in the CUAD contracts; beyond it a "sentence" is a table or junk.
 MAX_SENTENCE_CHARS = 6000
 _FRAGMENT_CHARS = 10

@@ -80,6 +80,7 @@ class CompiledPlaybook:
     facts: tuple[CompiledFact, ...]
     passage_filter: Prefilter | None
     heading_filter: Prefilter | None
+    secondary_filter: Prefilter | None = None
     by_id: dict[str, int] = field(default_factory=dict)
     secondary: tuple[int, ...] = ()
     _active: dict[str | None, frozenset[int]] = field(default_factory=dict)
@@ -123,24 +124,28 @@ def clear_compile_cache() -> None:
 def _compile(playbook: Playbook) -> CompiledPlaybook:
     passage: list[tuple[str, Trigger]] = []
     heading: list[tuple[str, Trigger]] = []
+    secondary: list[tuple[str, Trigger]] = []
     for i, rule in enumerate(playbook.rules):
         # Secondary rules run only where a primary one fired, so they stay out of the passage
         # prefilter: their broad context words would make it run on almost every passage.
         into_passage = not rule.only_with
         for n, pattern in enumerate(rule.patterns):
-            if rule.scope in ("passage", "either") and into_passage:
-                passage.append((pattern, Trigger(i, "pattern", n)))
+            if rule.scope in ("passage", "either"):
+                entries = passage if into_passage else secondary
+                entries.append((regex.widen_spaces(pattern), Trigger(i, "pattern", n)))
             if rule.scope in ("heading", "either"):
-                heading.append((pattern, Trigger(i, "pattern", n)))
+                heading.append((regex.widen_spaces(pattern), Trigger(i, "pattern", n)))
         for n, near in enumerate(rule.near):
             if into_passage:
-                passage.append((regex.alternation(near.terms_a), Trigger(i, "near", n)))
+                terms = regex.widen_spaces(regex.alternation(near.terms_a))
+                passage.append((terms, Trigger(i, "near", n)))
     return CompiledPlaybook(
         playbook=playbook,
         rules=tuple(_compile_rule(rule) for rule in playbook.rules),
         facts=tuple(_compile_fact(f) for f in playbook.facts),
         passage_filter=Prefilter(passage) if passage else None,
         heading_filter=Prefilter(heading) if heading else None,
+        secondary_filter=Prefilter(secondary) if secondary else None,
         by_id={rule.id: i for i, rule in enumerate(playbook.rules)},
         secondary=tuple(i for i, rule in enumerate(playbook.rules) if rule.only_with),
     )
@@ -149,11 +154,11 @@ def _compile(playbook: Playbook) -> CompiledPlaybook:
 def _compile_rule(rule: Rule) -> CompiledRule:
     return CompiledRule(
         rule=rule,
-        patterns=tuple(regex.compile_bytes(p) for p in rule.patterns),
+        patterns=tuple(_rule_regex(p) for p in rule.patterns),
         any_pattern=_maybe(rule.patterns),
         near=tuple(_compile_near(near) for near in rule.near),
         exception=_maybe(rule.exceptions),
-        requires_nearby=tuple(regex.compile_bytes(p) for p in rule.requires_nearby),
+        requires_nearby=tuple(_rule_regex(p) for p in rule.requires_nearby),
         unless_nearby=_maybe(rule.unless_nearby),
         confirm_if=_maybe(rule.confirm_if),
         reject_if=_maybe(rule.reject_if),
@@ -162,8 +167,8 @@ def _compile_rule(rule: Rule) -> CompiledRule:
 
 def _compile_near(near: Near) -> CompiledNear:
     return CompiledNear(
-        terms_a=regex.compile_bytes(regex.alternation(near.terms_a)),
-        terms_b=regex.compile_bytes(regex.alternation(near.terms_b)),
+        terms_a=_rule_regex(regex.alternation(near.terms_a)),
+        terms_b=_rule_regex(regex.alternation(near.terms_b)),
         within=near.within,
     )
 
@@ -180,4 +185,10 @@ def _compile_fact(extractor: FactExtractor) -> CompiledFact:
 
 
 def _maybe(patterns: tuple[str, ...]) -> regex.Compiled | None:
-    return regex.compile_bytes(regex.alternation(patterns)) if patterns else None
+    return _rule_regex(regex.alternation(patterns)) if patterns else None
+
+
+def _rule_regex(pattern: str) -> regex.Compiled:
+    """Rule patterns match across line wraps (see ``regex.widen_spaces``); facts do not: their
+    patterns anchor on line structure."""
+    return regex.compile_bytes(regex.widen_spaces(pattern))

@@ -57,6 +57,42 @@ def compile_bytes(pattern: str, *, case_sensitive: bool = False) -> Compiled:
     return re2.compile(pattern.encode("utf-8"), options(case_sensitive=case_sensitive))
 
 
+def widen_spaces(pattern: str) -> str:
+    r"""``pattern`` with each run of literal spaces matching any run of white space.
+
+    Text extracted from PDFs wraps lines and pads words with several spaces, so a rule written
+    as "a minimum of" must also match "a\n   minimum of". Inside a character class a space
+    becomes ``\s``; escaped characters are left alone.
+    """
+    out: list[str] = []
+    i, size, in_class = 0, len(pattern), False
+    while i < size:
+        char = pattern[i]
+        if char == "\\" and i + 1 < size:
+            out.append(pattern[i : i + 2])
+            i += 2
+        elif in_class:
+            in_class = char != "]"
+            out.append("\\s" if char == " " else char)
+            i += 1
+        elif char == "[":
+            # "[]...]" and "[^]...]" hold a literal "]" as their first member.
+            opening = 2 if pattern.startswith("[^", i) else 1
+            if pattern.startswith("]", i + opening):
+                opening += 1
+            out.append(pattern[i : i + opening])
+            in_class = True
+            i += opening
+        elif char == " ":
+            while i < size and pattern[i] == " ":
+                i += 1
+            out.append("(?:\\s+)")
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
 def alternation(patterns: tuple[str, ...] | list[str]) -> str:
     return "|".join(f"(?:{p})" for p in patterns)
 

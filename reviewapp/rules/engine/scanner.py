@@ -76,15 +76,28 @@ def _secondary_hits(
     """Secondary rules (``only_with``) fire only on a passage a primary rule of one of the
     listed categories already flagged: they add a question, never a passage to verify."""
     categories = {hit.category for hit in primary}
+    candidates = _secondary_candidates(compiled, data) | in_heading
     hits = []
     for i in compiled.secondary:
         crule = compiled.rules[i]
         if i not in active or categories.isdisjoint(crule.rule.only_with):
             continue
+        if i not in candidates and not crule.near:
+            continue
         span = _fire_secondary(crule, data, i, i in in_heading)
         if span is not None:
             hits.append(_hit(crule.rule, segment, chunk, data, span))
     return hits
+
+
+def _secondary_candidates(compiled: CompiledPlaybook, data: bytes) -> frozenset[int]:
+    """Secondary rules with a pattern that may match ``data``: one filter pass instead of one
+    search per rule (each candidate is still checked by ``_fire_secondary``)."""
+    if compiled.secondary_filter is None:
+        return frozenset()
+    if len(data) > PREFILTER_MAX_BYTES:
+        return frozenset(t.rule for t in _chunked_potential(compiled.secondary_filter, data))
+    return frozenset(t.rule for t in compiled.secondary_filter.match(data))
 
 
 def _fire_secondary(crule: CompiledRule, data: bytes, index: int, in_heading: bool) -> Span | None:
