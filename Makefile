@@ -33,4 +33,4 @@ bench: install
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf var/test-media var/test-clausewise.sqlite3* var/redis-test
+	rm -rf var/test-media var/test-clausewise-*.sqlite3* var/redis-test

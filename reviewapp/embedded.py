@@ -10,8 +10,8 @@ import ctypes
 import os
 import signal
 import socket
-import sys
 import subprocess
+import sys
 import time
 from pathlib import Path
 

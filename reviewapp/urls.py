@@ -8,7 +8,7 @@ from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
 from reviewapp.realtime.api import EventListView
-from reviewapp.reviews.api import ReviewStateView
+from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
 from reviewapp.rules import views as rules_views
 from reviewapp.rules.api import PlaybookTestView
 
@@ -41,6 +41,12 @@ api_patterns = [
     ),
     path("events/", EventListView.as_view(), name="api-events"),
     path("reviews/<int:review_id>/state/", ReviewStateView.as_view(), name="api-review-state"),
+    path("reviews/<int:review_id>/draft/", ReviewDraftView.as_view(), name="api-review-draft"),
+    path(
+        "verifications/<int:verification_id>/",
+        VerificationDetailView.as_view(),
+        name="api-verification",
+    ),
     path("playbooks/test/", PlaybookTestView.as_view(), name="api-playbook-test"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from reviewapp.contracts.models import Contract
-from reviewapp.reviews.models import Review, RuleFiring
+from reviewapp.reviews.drafting import draft_payload
+from reviewapp.reviews.models import (
+    Draft,
+    ModelCall,
+    PassageTransition,
+    Review,
+    RuleFiring,
+    Verification,
+)
 
 
 def document_record(
@@ -19,9 +27,18 @@ def document_record(
     if contract is None:
         return error_record(document=document, code="NOT_FOUND", message="No such file.")
     firings = _firings_by_passage(contract)
+    trigger_states = dict(
+        PassageTransition.objects.filter(passage__contract=contract, from_state=None).values_list(
+            "passage_id", "to_state"
+        )
+    )
+    verifications = {
+        v.passage_id: v for v in Verification.objects.filter(passage__contract=contract)
+    }
     passages = []
     for passage in contract.passages.order_by("index"):
         fired = firings.get(passage.pk, [])
+        verification = verifications.get(passage.pk)
         passages.append(
             {
                 "index": passage.index,
@@ -31,6 +48,8 @@ def document_record(
                 "state": passage.state,
                 "categories": sorted({category for category, _ in fired}),
                 "rules": sorted({rule_id for _, rule_id in fired}),
+                "trigger_state": trigger_states.get(passage.pk),
+                "verification": _verification(verification) if verification else None,
                 **({"text": passage.text} if with_text else {}),
             }
         )
@@ -56,9 +75,41 @@ def document_record(
 def _review_fields(contract: Contract) -> dict[str, Any]:
     review = Review.objects.filter(contract=contract).select_related("playbook_version__playbook")
     found = review.first()
+    draft = Draft.objects.filter(review=found).first() if found else None
+    calls = ModelCall.objects.filter(review=found).order_by("pk") if found else []
     return {
         "review_status": found.status if found else None,
         "playbook_version": found.playbook_version.label if found else None,
+        "engine": found.engine if found else None,
+        "draft": draft_payload(draft) if draft else None,
+        "model_calls": [
+            {
+                "purpose": call.purpose,
+                "model": call.model,
+                "input_tokens": call.input_tokens,
+                "output_tokens": call.output_tokens,
+                "cache_read_input_tokens": call.cache_read_input_tokens,
+                "cache_creation_input_tokens": call.cache_creation_input_tokens,
+                "latency_ms": call.latency_ms,
+                "ttft_ms": call.ttft_ms,
+                "outcome": call.outcome,
+                "cost_usd": float(call.cost_usd),
+            }
+            for call in calls
+        ],
+    }
+
+
+def _verification(verification: Verification) -> dict[str, Any]:
+    return {
+        "outcome": verification.outcome or None,
+        "engine": verification.engine,
+        "quote": verification.quote,
+        "reason": verification.reason or None,
+        "rationale": verification.rationale,
+        "redline": verification.redline,
+        "question": verification.question,
+        "url": f"/api/verifications/{verification.pk}/",
     }
 
 

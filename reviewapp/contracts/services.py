@@ -139,7 +139,13 @@ def _password_key(contract_id: int) -> str:
     return f"ingest-password:{contract_id}"
 
 
-def contract_ingest(*, contract_id: int, password: str | None = None) -> Contract | None:
+def contract_ingest(
+    *,
+    contract_id: int,
+    password: str | None = None,
+    engine: str | None = None,
+    enqueue: bool = True,
+) -> Contract | None:
     """Extract, segment and store the passages of a contract, exactly once, then scan them.
 
     Safe to run twice or concurrently: the passages are written in one transaction that
@@ -149,7 +155,7 @@ def contract_ingest(*, contract_id: int, password: str | None = None) -> Contrac
     if contract is None:
         done = Contract.objects.filter(pk=contract_id).first()
         if done is not None and done.status == DocumentStatus.INGESTED:
-            _scan(done)  # a run that died between storing and scanning
+            _scan(done, engine, enqueue)  # a run that died between storing and scanning
         return done
     password = password or cache.get(_password_key(contract_id))
     started = time.perf_counter()
@@ -168,12 +174,12 @@ def contract_ingest(*, contract_id: int, password: str | None = None) -> Contrac
     contract = _store(contract.pk, document, segments, timings)
     cache.delete(_password_key(contract_id))
     if contract.status == DocumentStatus.INGESTED:
-        _scan(contract)
+        _scan(contract, engine, enqueue)
     return contract
 
 
-def _scan(contract: Contract) -> None:
-    review = review_scan(contract_id=contract.pk)
+def _scan(contract: Contract, engine: str | None, enqueue: bool) -> None:
+    review = review_scan(contract_id=contract.pk, engine=engine, enqueue=enqueue)
     if review is not None:
         timings = {**contract.timings_ms, "scan": review.scan_ms}
         Contract.objects.filter(pk=contract.pk).update(timings_ms=timings)

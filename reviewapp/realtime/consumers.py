@@ -43,6 +43,15 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         if allowed:
             await self.send_json({"type": "event", "event": event})
 
+    async def live_message(self, message: dict[str, Any]) -> None:
+        """Ephemeral pushes (draft text as it streams): not stored, the final state is."""
+        live = message["live"]
+        allowed = await database_sync_to_async(user_can_access_matter)(
+            user=self.scope["user"], matter_id=live["matter_id"]
+        )
+        if allowed:
+            await self.send_json({"type": "live", "live": live})
+
     @database_sync_to_async
     def _matter_ids(self, user: Any) -> list[int]:
         return list(matter_list_for_user(user=user).values_list("pk", flat=True))

@@ -7,7 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.reviews.selectors import review_get_for_user
+from reviewapp.reviews.drafting import draft_payload
+from reviewapp.reviews.model_work import verification_payload
+from reviewapp.reviews.models import Draft
+from reviewapp.reviews.selectors import review_get_for_user, verification_get_for_user
 from reviewapp.reviews.snapshot import snapshot_get
 
 SnapshotSerializer = inline_serializer(
@@ -34,3 +37,68 @@ class ReviewStateView(APIView):
         if review is None:
             raise Http404("No such review.")
         return Response(snapshot_get(review))
+
+
+VerificationSerializer = inline_serializer(
+    "Verification",
+    {
+        "id": serializers.IntegerField(),
+        "url": serializers.CharField(),
+        "contract_id": serializers.IntegerField(),
+        "passage": serializers.IntegerField(),
+        "status": serializers.ChoiceField(choices=["QUEUED", "DONE"]),
+        "outcome": serializers.CharField(),
+        "engine": serializers.ChoiceField(choices=["offline", "anthropic"]),
+        "risk": serializers.CharField(),
+        "rationale": serializers.CharField(),
+        "quote": serializers.CharField(),
+        "redline": serializers.CharField(),
+        "question": serializers.CharField(),
+        "reason": serializers.CharField(allow_null=True),
+    },
+)
+
+
+class VerificationDetailView(APIView):
+    @extend_schema(
+        summary="One passage's verification: outcome, rationale, quote, redline, question",
+        description="The URL is stable from the moment the verification is queued; `status` "
+        "turns DONE when it is settled (also pushed live as `verification.done`).",
+        responses=VerificationSerializer,
+    )
+    def get(self, request: Request, verification_id: int) -> Response:
+        verification = verification_get_for_user(user=request.user, verification_id=verification_id)
+        if verification is None:
+            raise Http404("No such verification.")
+        return Response(verification_payload(verification))
+
+
+class ReviewDraftView(APIView):
+    @extend_schema(
+        summary="The review's draft: summary, key facts, issues, and flags on the draft",
+        responses=inline_serializer(
+            "Draft",
+            {
+                "engine": serializers.CharField(),
+                "status": serializers.CharField(),
+                "summary": serializers.CharField(),
+                "key_facts": serializers.DictField(),
+                "issues": serializers.ListField(child=serializers.DictField()),
+                "flags": serializers.ListField(child=serializers.DictField()),
+                "ttft_ms": serializers.FloatField(allow_null=True),
+                "error": serializers.CharField(allow_null=True),
+                "verifications": serializers.ListField(child=serializers.CharField()),
+            },
+        ),
+    )
+    def get(self, request: Request, review_id: int) -> Response:
+        review = review_get_for_user(user=request.user, review_id=review_id)
+        if review is None:
+            raise Http404("No such review.")
+        draft = Draft.objects.filter(review=review).first()
+        if draft is None:
+            raise Http404("This review has no draft.")
+        urls = [
+            f"/api/verifications/{pk}/" for pk in review.verifications.values_list("pk", flat=True)
+        ]
+        return Response({**draft_payload(draft), "verifications": urls})

@@ -18,6 +18,10 @@ class Review(models.Model):
     contract = models.OneToOneField(Contract, on_delete=models.CASCADE, related_name="review")
     playbook_version = models.ForeignKey(PlaybookVersion, on_delete=models.PROTECT)
     status = models.CharField(max_length=16, choices=ReviewStatus.choices)
+    engine = models.CharField(max_length=16, default="offline")
+    # Text addressed to an AI found by the scan: withheld from every model call, and no model
+    # CONFIRMED is accepted for this contract.
+    planted_spans = models.JSONField(default=list, blank=True)
     scan_ms = models.FloatField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -77,3 +81,87 @@ class PassageTransition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.passage}: {self.from_state} -> {self.to_state}"
+
+
+class Engine(models.TextChoices):
+    OFFLINE = "offline", "Offline (no language model)"
+    ANTHROPIC = "anthropic", "Claude"
+
+
+class DraftStatus(models.TextChoices):
+    QUEUED = "QUEUED", "Queued"
+    STREAMING = "STREAMING", "Streaming"
+    COMPLETE = "COMPLETE", "Complete"
+    FAILED = "FAILED", "Failed"
+
+
+class Draft(models.Model):
+    """The L1 draft of a review; `text` is only shown as complete when `status` is COMPLETE."""
+
+    review = models.OneToOneField(Review, on_delete=models.CASCADE, related_name="draft")
+    engine = models.CharField(max_length=16, choices=Engine.choices)
+    status = models.CharField(max_length=16, choices=DraftStatus.choices)
+    text = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    flags = models.JSONField(default=list, blank=True)
+    error = models.CharField(max_length=200, blank=True)
+    ttft_ms = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Draft of {self.review}"
+
+
+class VerificationStatus(models.TextChoices):
+    QUEUED = "QUEUED", "Queued"
+    DONE = "DONE", "Done"
+
+
+class Verification(models.Model):
+    """The L2 check of one PENDING passage, served at /api/verifications/<id>/."""
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="verifications")
+    passage = models.OneToOneField(Passage, on_delete=models.CASCADE, related_name="verification")
+    rule_ids = models.JSONField(default=list)
+    engine = models.CharField(max_length=16, choices=Engine.choices)
+    status = models.CharField(
+        max_length=8, choices=VerificationStatus.choices, default=VerificationStatus.QUEUED
+    )
+    outcome = models.CharField(max_length=24, choices=PassageState.choices, blank=True)
+    risk = models.CharField(max_length=10, blank=True)
+    rationale = models.TextField(blank=True)
+    quote = models.TextField(blank=True)
+    redline = models.TextField(blank=True)
+    question = models.TextField(blank=True)
+    reason = models.CharField(max_length=40, blank=True)
+    model = models.CharField(max_length=100, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["passage__index"]
+
+    def __str__(self) -> str:
+        return f"Verification of {self.passage}"
+
+
+class ModelCall(models.Model):
+    """Every model call: what it was for, its usage, latency and estimated cost."""
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="model_calls")
+    purpose = models.CharField(max_length=16)  # draft | verify
+    model = models.CharField(max_length=100)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cache_read_input_tokens = models.PositiveIntegerField(default=0)
+    cache_creation_input_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0)
+    ttft_ms = models.FloatField(null=True, blank=True)
+    outcome = models.CharField(max_length=40)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.purpose} call of {self.review}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
+from django.conf import settings
 from django.db import transaction
 
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
@@ -31,7 +32,9 @@ def review_status_for(states: list[str | None]) -> str:
     return ReviewStatus.COMPLETE
 
 
-def review_scan(*, contract_id: int) -> Review | None:
+def review_scan(
+    *, contract_id: int, engine: str | None = None, enqueue: bool = True
+) -> Review | None:
     """Run the trigger rules over an ingested contract, once.
 
     Every passage leaves CONFIRMED (no rule fired), PENDING (a verify or human rule fired) or
@@ -63,8 +66,10 @@ def review_scan(*, contract_id: int) -> Review | None:
             playbook_version=version,
             status=review_status_for(list(states)),
             scan_ms=scan_ms,
+            engine=engine or settings.REVIEW_ENGINE,
         )
         _record_scan(review, passages, hits, states)
+        review_queue_model_work(review=review, enqueue=enqueue)
         Contract.objects.filter(pk=contract.pk).update(
             language=language, contract_type=contract_type
         )
@@ -75,6 +80,12 @@ def review_scan(*, contract_id: int) -> Review | None:
         )
     snapshot_refresh(review)
     return review
+
+
+def review_queue_model_work(*, review: Review, enqueue: bool) -> None:
+    from reviewapp.reviews.model_work import review_queue_model_work as queue
+
+    queue(review=review, enqueue=enqueue)
 
 
 def _record_scan(review: Review, passages: list[Passage], hits, states: list[str]) -> None:

@@ -26,7 +26,7 @@ from reviewapp.rules.models import Playbook, PlaybookVersion
 DEFAULTS_DIR = Path(__file__).resolve().parent / "playbooks"
 FALLBACK_LANGUAGE = "en"
 
-_compiled: dict[int, CompiledPlaybook] = {}
+_compiled: dict[tuple[int, int], CompiledPlaybook] = {}
 _compiled_lock = threading.Lock()
 
 
@@ -120,12 +120,13 @@ def _default_version(language: str) -> PlaybookVersion | None:
 
 def playbook_compiled(version: PlaybookVersion) -> CompiledPlaybook:
     """Patterns are compiled once per playbook version and process."""
+    key = (version.pk, hash(version.source))  # versions are immutable; the hash guards reuse
     with _compiled_lock:
-        compiled = _compiled.get(version.pk)
+        compiled = _compiled.get(key)
     if compiled is None:
         compiled = compile_playbook(playbook_parse(version.source, label=version.label))
         with _compiled_lock:
-            _compiled[version.pk] = compiled
+            _compiled[key] = compiled
     return compiled
 
 

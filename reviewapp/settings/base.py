@@ -8,7 +8,15 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from reviewapp.settings.env import env_bool, env_float, env_int, env_list, env_str
+from reviewapp.settings.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_optional_float,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CLAUSEWISE_VAR_DIR", str(BASE_DIR / "var")))
@@ -189,7 +197,10 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"reviewapp.contracts.tasks.*": {"queue": "ingest"}}
+CELERY_TASK_ROUTES = {
+    "reviewapp.contracts.tasks.*": {"queue": "ingest"},
+    "reviewapp.reviews.tasks.*": {"queue": "model"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BEAT_SCHEDULE = {
@@ -199,6 +210,29 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 INGEST_STALLED_AFTER_S = env_int("INGEST_STALLED_AFTER_S", CELERY_VISIBILITY_TIMEOUT, minimum=10)
+
+# Engines: Claude when a key is set, else the offline engine (no language model).
+ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
+ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL") or None
+ANTHROPIC_MODEL = env_str("ANTHROPIC_MODEL", "claude-sonnet-5-5")
+REVIEW_ENGINE = env_choice(
+    "REVIEW_ENGINE", "anthropic" if ANTHROPIC_API_KEY else "offline", ("offline", "anthropic")
+)
+if REVIEW_ENGINE == "anthropic" and not ANTHROPIC_API_KEY:
+    raise ImproperlyConfigured("REVIEW_ENGINE=anthropic needs ANTHROPIC_API_KEY")
+LLM_DRAFT_TEMPERATURE = env_optional_float("LLM_DRAFT_TEMPERATURE")
+LLM_VERIFY_TEMPERATURE = env_optional_float("LLM_VERIFY_TEMPERATURE")
+LLM_DRAFT_MAX_TOKENS = env_int("LLM_DRAFT_MAX_TOKENS", 4096, minimum=256)
+LLM_VERIFY_MAX_TOKENS = env_int("LLM_VERIFY_MAX_TOKENS", 2048, minimum=256)
+LLM_TIMEOUT_S = env_float("LLM_TIMEOUT_S", 60.0, minimum=1.0)
+LLM_CONNECT_TIMEOUT_S = env_float("LLM_CONNECT_TIMEOUT_S", 5.0, minimum=0.1)
+LLM_FIRST_TOKEN_TIMEOUT_S = env_float("LLM_FIRST_TOKEN_TIMEOUT_S", 20.0, minimum=0.1)
+LLM_SDK_RETRIES = env_int("LLM_SDK_RETRIES", 2, minimum=0)
+LLM_TASK_RETRIES = env_int("LLM_TASK_RETRIES", 4, minimum=0)
+LLM_RETRY_BACKOFF_S = env_float("LLM_RETRY_BACKOFF_S", 2.0, minimum=0.0)
+LLM_MAX_CONCURRENT_PER_ORG = env_int("LLM_MAX_CONCURRENT_PER_ORG", 4, minimum=1)
+LLM_PRICES_JSON = env_str("LLM_PRICES_JSON")  # {"model": {"input": $/Mtok, ...}}; empty: built-in
+VERIFY_BATCH_SIZE = env_int("VERIFY_BATCH_SIZE", 8, minimum=1)
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 

@@ -52,6 +52,11 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
     return value
 
 
+def env_optional_float(name: str) -> float | None:
+    raw = os.environ.get(name, "").strip()
+    return env_float(name, 0.0) if raw else None
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

@@ -1,5 +1,6 @@
 """Tests: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, else the embedded default."""
 
+import os
 from pathlib import Path
 
 from reviewapp.embedded import ensure_redis_url
@@ -19,8 +20,9 @@ ALLOWED_HOSTS = ["*"]
 
 # Worker and web processes started by the tests must see the same test database,
 # so SQLite tests use a file rather than memory.
+# One file per test run, so that two runs on one machine do not share it.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-clausewise.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-clausewise-{os.getpid()}.sqlite3")}
 
 # Tests run tasks inline unless they start a real worker (whose environment sets this to 0).
 CELERY_TASK_ALWAYS_EAGER = env_bool("CLAUSEWISE_CELERY_EAGER", True)

@@ -55,7 +55,14 @@ def test_review_prints_one_json_object_per_document_and_goes_on_after_bad_ones(c
     assert by_name["missing.pdf"]["error"]["code"] == "NOT_FOUND"
     note = by_name["note.txt"]["passages"]
     assert note[0]["text"] == text.strip()
-    assert note[0]["state"] == "PENDING"
+    assert note[0]["trigger_state"] == "PENDING"
+    assert note[0]["state"] in {"CONFIRMED", "REJECTED", "NEEDS_HUMAN_REVIEW"}
+    assert note[0]["verification"]["engine"] == "offline"
+    assert note[0]["verification"]["outcome"] == note[0]["state"]
+    draft = by_name["note.txt"]["draft"]
+    assert draft["engine"] == "offline" and draft["status"] == "COMPLETE"
+    assert draft["issues"][0]["passage"] == 0
+    assert by_name["note.txt"]["model_calls"] == []
     assert "Anti-Assignment" in note[0]["categories"]
     assert note[0]["rules"]
 

@@ -8,75 +8,146 @@ import reviewapp.contracts.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Contract',
+            name="Contract",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('original_name', models.CharField(max_length=255)),
-                ('file', models.FileField(max_length=255, upload_to=reviewapp.contracts.models.stored_file_name)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size', models.PositiveBigIntegerField()),
-                ('kind', models.CharField(blank=True, max_length=16)),
-                ('status', models.CharField(choices=[('QUEUED', 'Queued'), ('INGESTING', 'Ingesting'), ('INGESTED', 'Ingested'), ('NEEDS_PASSWORD', 'Needs password'), ('NEEDS_OCR', 'Needs OCR'), ('PARSE_FAILED', 'Parse failed'), ('TOO_LARGE', 'Too large'), ('UNSUPPORTED_TYPE', 'Unsupported type')], default='QUEUED', max_length=20)),
-                ('error_code', models.CharField(blank=True, max_length=32)),
-                ('error_message', models.TextField(blank=True)),
-                ('progress', models.PositiveSmallIntegerField(default=0)),
-                ('text', models.TextField(blank=True)),
-                ('encoding', models.CharField(blank=True, max_length=32)),
-                ('page_count', models.PositiveIntegerField(default=0)),
-                ('page_spans', models.JSONField(blank=True, default=list)),
-                ('language', models.CharField(blank=True, max_length=8)),
-                ('contract_type', models.CharField(blank=True, max_length=64)),
-                ('timings_ms', models.JSONField(blank=True, default=dict)),
-                ('ingest_attempts', models.PositiveSmallIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('ingested_at', models.DateTimeField(blank=True, null=True)),
-                ('matter', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='contracts', to='accounts.matter')),
-                ('uploaded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("original_name", models.CharField(max_length=255)),
+                (
+                    "file",
+                    models.FileField(
+                        max_length=255, upload_to=reviewapp.contracts.models.stored_file_name
+                    ),
+                ),
+                ("sha256", models.CharField(max_length=64)),
+                ("size", models.PositiveBigIntegerField()),
+                ("kind", models.CharField(blank=True, max_length=16)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("QUEUED", "Queued"),
+                            ("INGESTING", "Ingesting"),
+                            ("INGESTED", "Ingested"),
+                            ("NEEDS_PASSWORD", "Needs password"),
+                            ("NEEDS_OCR", "Needs OCR"),
+                            ("PARSE_FAILED", "Parse failed"),
+                            ("TOO_LARGE", "Too large"),
+                            ("UNSUPPORTED_TYPE", "Unsupported type"),
+                        ],
+                        default="QUEUED",
+                        max_length=20,
+                    ),
+                ),
+                ("error_code", models.CharField(blank=True, max_length=32)),
+                ("error_message", models.TextField(blank=True)),
+                ("progress", models.PositiveSmallIntegerField(default=0)),
+                ("text", models.TextField(blank=True)),
+                ("encoding", models.CharField(blank=True, max_length=32)),
+                ("page_count", models.PositiveIntegerField(default=0)),
+                ("page_spans", models.JSONField(blank=True, default=list)),
+                ("language", models.CharField(blank=True, max_length=8)),
+                ("contract_type", models.CharField(blank=True, max_length=64)),
+                ("timings_ms", models.JSONField(blank=True, default=dict)),
+                ("ingest_attempts", models.PositiveSmallIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("ingested_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "matter",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="contracts",
+                        to="accounts.matter",
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Passage',
+            name="Passage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('page', models.PositiveIntegerField()),
-                ('start', models.PositiveIntegerField()),
-                ('end', models.PositiveIntegerField()),
-                ('number', models.CharField(blank=True, max_length=64)),
-                ('heading', models.CharField(blank=True, max_length=300)),
-                ('is_heading', models.BooleanField(default=False)),
-                ('text', models.TextField()),
-                ('state', models.CharField(blank=True, choices=[('CONFIRMED', 'Confirmed'), ('PENDING', 'Pending'), ('REJECTED', 'Rejected'), ('NEEDS_HUMAN_REVIEW', 'Needs human review')], max_length=24, null=True)),
-                ('contract', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='contracts.contract')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveIntegerField()),
+                ("page", models.PositiveIntegerField()),
+                ("start", models.PositiveIntegerField()),
+                ("end", models.PositiveIntegerField()),
+                ("number", models.CharField(blank=True, max_length=64)),
+                ("heading", models.CharField(blank=True, max_length=300)),
+                ("is_heading", models.BooleanField(default=False)),
+                ("text", models.TextField()),
+                (
+                    "state",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("CONFIRMED", "Confirmed"),
+                            ("PENDING", "Pending"),
+                            ("REJECTED", "Rejected"),
+                            ("NEEDS_HUMAN_REVIEW", "Needs human review"),
+                        ],
+                        max_length=24,
+                        null=True,
+                    ),
+                ),
+                (
+                    "contract",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="passages",
+                        to="contracts.contract",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['contract', 'index'],
+                "ordering": ["contract", "index"],
             },
         ),
         migrations.AddIndex(
-            model_name='contract',
-            index=models.Index(fields=['status', 'updated_at'], name='contracts_c_status_8ca666_idx'),
+            model_name="contract",
+            index=models.Index(
+                fields=["status", "updated_at"], name="contracts_c_status_8ca666_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='contract',
-            constraint=models.UniqueConstraint(fields=('matter', 'sha256'), name='contract_unique_per_matter'),
+            model_name="contract",
+            constraint=models.UniqueConstraint(
+                fields=("matter", "sha256"), name="contract_unique_per_matter"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='passage',
-            constraint=models.UniqueConstraint(fields=('contract', 'index'), name='passage_unique_index'),
+            model_name="passage",
+            constraint=models.UniqueConstraint(
+                fields=("contract", "index"), name="passage_unique_index"
+            ),
         ),
     ]

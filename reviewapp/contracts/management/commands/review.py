@@ -5,6 +5,7 @@ import os
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.accounts.models import Matter, Organisation
@@ -17,6 +18,8 @@ from reviewapp.contracts.review_output import (
     table_row,
 )
 from reviewapp.contracts.services import UploadRejected, contract_ingest, contract_upload
+from reviewapp.reviews.inline import review_model_work_run
+from reviewapp.reviews.models import Review
 
 CLI_ORGANISATION = "Command line"
 
@@ -35,8 +38,9 @@ class Command(BaseCommand):
         parser.add_argument("--matter", default="Command line", help="matter to file them under")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["engine"] == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+        if options["engine"] == "anthropic" and not settings.ANTHROPIC_API_KEY:
             raise CommandError("--engine anthropic needs ANTHROPIC_API_KEY to be set.")
+        self.engine = options["engine"] or settings.REVIEW_ENGINE
         matter = self._matter(options["matter"])
         table = options["format"] == "table"
         if table:
@@ -85,5 +89,11 @@ class Command(BaseCommand):
                 enqueue=False,
             )
         if contract.status not in FAILED_STATUSES:
-            contract = contract_ingest(contract_id=contract.pk) or contract
+            contract = (
+                contract_ingest(contract_id=contract.pk, engine=self.engine, enqueue=False)
+                or contract
+            )
+        review = Review.objects.filter(contract=contract).first()
+        if review is not None:
+            review_model_work_run(review_id=review.pk)
         return contract

@@ -1,0 +1,205 @@
+"""The L1 draft: streamed from Claude, or assembled offline from the playbook and facts."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import transaction
+
+from reviewapp.contracts.models import PassageState
+from reviewapp.llm import LLMUnavailable, stream_draft
+from reviewapp.realtime.events import event_publish, matter_group
+from reviewapp.reviews.model_work import (
+    llm_settings,
+    model_call_record,
+    review_prefix,
+)
+from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
+from reviewapp.reviews.output_rules import draft_flags
+from reviewapp.reviews.slots import model_call_slot
+from reviewapp.rules.engine import extract_facts
+from reviewapp.rules.services import playbook_compiled
+
+COALESCE_S = 0.05  # deltas reach the browser at most every ~50 ms
+SAVE_EVERY_S = 1.0
+
+
+def draft_run(*, review_id: int) -> Draft:
+    """Produce the review's draft once; a failed stream leaves nothing shown as complete.
+
+    Raises LLMUnavailable or SlotsBusy for the task to retry.
+    """
+    review = Review.objects.select_related("contract__matter", "playbook_version").get(pk=review_id)
+    draft = Draft.objects.get(review=review)
+    if draft.status == DraftStatus.COMPLETE:
+        return draft
+    if review.engine == Engine.OFFLINE:
+        data = offline_draft(review)
+        return _finish(review, draft, text=json.dumps(data, ensure_ascii=False), data=data)
+    return _stream(review, draft)
+
+
+def _stream(review: Review, draft: Draft) -> Draft:
+    config = llm_settings()
+    _set_status(review, draft, DraftStatus.STREAMING, text="")
+    sink = _DeltaSink(review, draft)
+    with model_call_slot(review.contract.matter.organisation_id):
+        try:
+            result = stream_draft(
+                config,
+                prefix=review_prefix(review),
+                instructions=draft_instructions(review),
+                on_delta=sink,
+            )
+        except LLMUnavailable as error:
+            model_call_record(review=review, purpose="draft", usage=error.usage, config=config)
+            _set_status(review, draft, DraftStatus.QUEUED, text="", error=error.kind)
+            raise
+    sink.flush()
+    model_call_record(review=review, purpose="draft", usage=result.usage, config=config)
+    draft.ttft_ms = result.usage.ttft_ms
+    return _finish(review, draft, text=result.text, data=result.draft)
+
+
+def draft_give_up(*, review_id: int, error: str) -> None:
+    draft = Draft.objects.select_related("review__contract").get(review_id=review_id)
+    _set_status(draft.review, draft, DraftStatus.FAILED, text="", error=error)
+
+
+def _finish(review: Review, draft: Draft, *, text: str, data: dict[str, Any]) -> Draft:
+    draft.text = text
+    draft.data = data
+    draft.flags = draft_flags(_draft_prose(data), review.contract.text)
+    draft.status = DraftStatus.COMPLETE
+    draft.error = ""
+    with transaction.atomic():
+        draft.save()
+        event_publish(
+            matter_id=review.contract.matter_id,
+            type="draft.complete",
+            payload={
+                "contract_id": review.contract_id,
+                "review_id": review.pk,
+                **draft_payload(draft),
+            },
+        )
+    return draft
+
+
+def _draft_prose(data: dict[str, Any]) -> str:
+    parts = [str(data.get("summary", ""))]
+    parts += [str(issue.get("recommendation", "")) for issue in data.get("issues", [])]
+    return "\n".join(parts)
+
+
+def _set_status(review: Review, draft: Draft, status: str, *, text: str, error: str = "") -> None:
+    draft.status, draft.text, draft.error = status, text, error
+    with transaction.atomic():
+        draft.save(update_fields=["status", "text", "error", "updated_at"])
+        event_publish(
+            matter_id=review.contract.matter_id,
+            type="draft.status",
+            payload={"contract_id": review.contract_id, "status": status, "error": error or None},
+        )
+
+
+def draft_payload(draft: Draft) -> dict[str, Any]:
+    return {
+        "engine": draft.engine,
+        "status": draft.status,
+        "summary": draft.data.get("summary", ""),
+        "key_facts": draft.data.get("key_facts", {}),
+        "issues": draft.data.get("issues", []),
+        "flags": draft.flags,
+        "ttft_ms": draft.ttft_ms,
+        "error": draft.error or None,
+    }
+
+
+class _DeltaSink:
+    """Coalesces streamed text: pushed live every ~50 ms, saved every second."""
+
+    def __init__(self, review: Review, draft: Draft) -> None:
+        self.review, self.draft = review, draft
+        self.buffer: list[str] = []
+        self.text: list[str] = []
+        self.pushed_at = self.saved_at = time.monotonic()
+        self.layer = get_channel_layer() if settings.REDIS_URL else None
+
+    def __call__(self, delta: str) -> None:
+        self.buffer.append(delta)
+        self.text.append(delta)
+        now = time.monotonic()
+        if now - self.pushed_at >= COALESCE_S or len(self.text) == 1:
+            self._push()
+        if now - self.saved_at >= SAVE_EVERY_S:
+            self.saved_at = now
+            Draft.objects.filter(pk=self.draft.pk).update(text="".join(self.text))
+
+    def flush(self) -> None:
+        if self.buffer:
+            self._push()
+
+    def _push(self) -> None:
+        chunk, self.buffer = "".join(self.buffer), []
+        self.pushed_at = time.monotonic()
+        if self.layer is None:
+            return
+        message = {
+            "type": "draft.delta",
+            "matter_id": self.review.contract.matter_id,
+            "payload": {"contract_id": self.review.contract_id, "delta": chunk},
+        }
+        async_to_sync(self.layer.group_send)(
+            matter_group(self.review.contract.matter_id), {"type": "live.message", "live": message}
+        )
+
+
+def draft_instructions(review: Review) -> str:
+    """The playbook's positions for the categories that fired (after the cached prefix)."""
+    compiled = playbook_compiled(review.playbook_version)
+    lines, seen = [], set()
+    for rule_id in RuleFiring.objects.filter(review=review).values_list("rule_id", flat=True):
+        rule = compiled.compiled_rule(rule_id).rule
+        if rule.category in seen or not rule.standard_position:
+            continue
+        seen.add(rule.category)
+        lines.append(f"- {rule.category}: {rule.standard_position} Fallback: {rule.fallback}")
+    return "\n".join(lines)
+
+
+def offline_draft(review: Review) -> dict[str, Any]:
+    """A draft without a model: fact extractors plus the playbook's position per flagged issue."""
+    compiled = playbook_compiled(review.playbook_version)
+    contract = review.contract
+    passages = list(contract.passages.order_by("index"))
+    facts = extract_facts(compiled, contract.text, passages)
+    issues = []
+    firings = RuleFiring.objects.filter(review=review).select_related("passage")
+    for firing in firings.order_by("passage__index", "rule_id"):
+        rule = compiled.compiled_rule(firing.rule_id).rule
+        issues.append(
+            {
+                "passage": firing.passage.index,
+                "risk": rule.severity,
+                "title": rule.category,
+                "recommendation": rule.standard_position or rule.question,
+            }
+        )
+    flagged = sum(1 for p in passages if p.state != PassageState.CONFIRMED)
+    kind = contract.contract_type or "contract"
+    summary = (
+        f"{kind} of {contract.page_count} page(s) in {len(passages)} passages; trigger rules "
+        f"flagged {flagged} passage(s) in {len({i['title'] for i in issues})} categories. "
+        "Assembled by the offline engine from the playbook; no language model was used."
+    )
+    return {
+        "summary": summary,
+        "key_facts": {category: fact["value"] for category, fact in facts.items()},
+        "issues": issues,
+    }

@@ -1,0 +1,323 @@
+"""L1 drafts and L2 verifications: queued after the scan, run by the engine the review chose.
+
+The hard rules of the state machine hold whatever an engine says: only PENDING passages are
+verified, a model CONFIRMED/REJECTED needs a verbatim quote (checked in reviewapp.llm), a
+contract with planted instructions gets no model CONFIRMED, and a model failure ends in
+NEEDS_HUMAN_REVIEW, never CONFIRMED.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from reviewapp.contracts.models import Passage, PassageState
+from reviewapp.llm import (
+    DEFAULT_PRICES,
+    CallUsage,
+    LLMSettings,
+    LLMUnavailable,
+    Verdict,
+    VerifyItem,
+    contract_prefix,
+    estimate_cost_usd,
+    verify_passages,
+)
+from reviewapp.realtime.events import event_publish
+from reviewapp.reviews.models import (
+    ActorKind,
+    Draft,
+    DraftStatus,
+    Engine,
+    ModelCall,
+    Review,
+    RuleFiring,
+    Verification,
+    VerificationStatus,
+)
+from reviewapp.reviews.services import passage_transition
+from reviewapp.reviews.slots import model_call_slot
+from reviewapp.rules.engine import offline_verdict
+from reviewapp.rules.services import playbook_compiled
+
+SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
+RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
+PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
+NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
+INJECTION_CATEGORY = "Prompt Injection"
+
+
+def llm_settings() -> LLMSettings:
+    return LLMSettings(
+        api_key=settings.ANTHROPIC_API_KEY,
+        model=settings.ANTHROPIC_MODEL,
+        base_url=settings.ANTHROPIC_BASE_URL,
+        draft_temperature=settings.LLM_DRAFT_TEMPERATURE,
+        verify_temperature=settings.LLM_VERIFY_TEMPERATURE,
+        draft_max_tokens=settings.LLM_DRAFT_MAX_TOKENS,
+        verify_max_tokens=settings.LLM_VERIFY_MAX_TOKENS,
+        timeout_s=settings.LLM_TIMEOUT_S,
+        connect_timeout_s=settings.LLM_CONNECT_TIMEOUT_S,
+        max_retries=settings.LLM_SDK_RETRIES,
+        first_token_timeout_s=settings.LLM_FIRST_TOKEN_TIMEOUT_S,
+    )
+
+
+def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[list[int]]:
+    """Create the draft and one verification per PENDING passage; returns the batches.
+
+    Runs inside the scan's transaction; the Celery tasks go out when it commits.
+    """
+    firings = list(RuleFiring.objects.filter(review=review).select_related("passage"))
+    review.planted_spans = sorted(
+        {(f.passage.start, f.passage.end) for f in firings if f.category == INJECTION_CATEGORY}
+    )
+    review.save(update_fields=["planted_spans", "engine"])
+    Draft.objects.create(review=review, engine=review.engine, status=DraftStatus.QUEUED)
+    by_passage: dict[int, list[RuleFiring]] = {}
+    for firing in firings:
+        if firing.passage.state == PassageState.PENDING:
+            by_passage.setdefault(firing.passage_id, []).append(firing)
+    verifications = Verification.objects.bulk_create(
+        Verification(
+            review=review,
+            passage_id=passage_id,
+            rule_ids=[f.rule_id for f in _by_severity(fired)],
+            engine=review.engine,
+        )
+        for passage_id, fired in sorted(by_passage.items())
+    )
+    ids = [v.pk for v in verifications]
+    size = settings.VERIFY_BATCH_SIZE
+    batches = [ids[i : i + size] for i in range(0, len(ids), size)]
+    if enqueue:
+        transaction.on_commit(lambda: _enqueue(review.pk, batches))
+    return batches
+
+
+def _by_severity(firings: Sequence[RuleFiring]) -> list[RuleFiring]:
+    return sorted(firings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
+
+
+def _enqueue(review_id: int, batches: list[list[int]]) -> None:
+    from reviewapp.reviews.tasks import draft_review, verify_batch
+
+    draft_review.delay(review_id)
+    for batch in batches:
+        verify_batch.delay(review_id, batch)
+
+
+# ---------------------------------------------------------------- L2 verification
+
+
+def verifications_run(*, review_id: int, verification_ids: Sequence[int]) -> int:
+    """Verify a batch; safe to run twice (settled verifications are skipped). Returns the count.
+
+    Raises LLMUnavailable (from the model engine) or SlotsBusy for the task to retry.
+    """
+    review = Review.objects.select_related("contract__matter", "playbook_version").get(pk=review_id)
+    queued = list(
+        Verification.objects.filter(
+            pk__in=verification_ids, review=review, status=VerificationStatus.QUEUED
+        ).select_related("passage")
+    )
+    if not queued:
+        return 0
+    compiled = playbook_compiled(review.playbook_version)
+    needs_human = [v for v in queued if _requires_human(compiled, v)]
+    for verification in needs_human:
+        _settle(review, verification, _human_verdict(verification), actor="rule")
+    rest = [v for v in queued if v not in needs_human]
+    if rest and review.engine == Engine.OFFLINE:
+        for verification in rest:
+            _settle(review, verification, _offline(compiled, verification), actor="offline")
+    elif rest:
+        _verify_with_model(review, compiled, rest)
+    return len(queued)
+
+
+def _requires_human(compiled: Any, verification: Verification) -> bool:
+    return any(compiled.compiled_rule(r).rule.action == "human" for r in verification.rule_ids)
+
+
+def _human_verdict(verification: Verification) -> Verdict:
+    return Verdict(
+        passage_index=verification.passage.index,
+        outcome=PassageState.NEEDS_HUMAN_REVIEW,
+        risk="high",
+        rationale="A rule that fired on this passage always needs a lawyer.",
+        quote="",
+        redline="",
+        question="",
+        reason=RULE_REQUIRES_HUMAN,
+    )
+
+
+def _offline(compiled: Any, verification: Verification) -> Verdict:
+    """reject_if of any firing rule rejects; confirm_if of every firing rule confirms."""
+    text = verification.passage.text
+    verdicts = [offline_verdict(compiled, rule_id, text) for rule_id in verification.rule_ids]
+    rule = compiled.compiled_rule(verification.rule_ids[0]).rule
+    rejected = next((v for v in verdicts if v and v.state == PassageState.REJECTED), None)
+    confirmed = all(v and v.state == PassageState.CONFIRMED for v in verdicts)
+    settled = rejected or (verdicts[0] if confirmed else None)
+    return Verdict(
+        passage_index=verification.passage.index,
+        outcome=settled.state if settled else PassageState.NEEDS_HUMAN_REVIEW,
+        risk=rule.severity,
+        rationale=rule.question
+        if not settled
+        else f"Matched the rule's {settled.state.lower()} pattern: {settled.quote!r}",
+        quote=settled.quote if settled else "",
+        redline=rule.fallback,
+        question="",
+        reason=None if settled else NO_OFFLINE_VERDICT,
+    )
+
+
+def _verify_with_model(review: Review, compiled: Any, batch: list[Verification]) -> None:
+    items = [
+        VerifyItem(
+            passage_index=v.passage.index,
+            text=v.passage.text,
+            rule_id=v.rule_ids[0],
+            category=compiled.compiled_rule(v.rule_ids[0]).rule.category,
+            question=compiled.compiled_rule(v.rule_ids[0]).rule.question,
+        )
+        for v in batch
+    ]
+    config = llm_settings()
+    Verification.objects.filter(pk__in=[v.pk for v in batch]).update(attempts=1)
+    with model_call_slot(review.contract.matter.organisation_id):
+        try:
+            result = verify_passages(config, prefix=review_prefix(review), items=items)
+        except LLMUnavailable as error:
+            model_call_record(review=review, purpose="verify", usage=error.usage, config=config)
+            raise
+    model_call_record(review=review, purpose="verify", usage=result.usage, config=config)
+    for verification, verdict in zip(batch, result.verdicts, strict=True):
+        _settle(review, verification, verdict, actor=config.model)
+
+
+def verifications_give_up(*, review_id: int, verification_ids: Sequence[int]) -> None:
+    """After the last retry: the passages go to a lawyer, never to CONFIRMED."""
+    review = Review.objects.get(pk=review_id)
+    queued = Verification.objects.filter(
+        pk__in=verification_ids, status=VerificationStatus.QUEUED
+    ).select_related("passage")
+    for verification in queued:
+        verdict = Verdict(
+            passage_index=verification.passage.index,
+            outcome=PassageState.NEEDS_HUMAN_REVIEW,
+            risk="medium",
+            rationale="The model could not be reached after every retry.",
+            quote="",
+            redline="",
+            question="",
+            reason=LLM_UNAVAILABLE,
+        )
+        _settle(review, verification, verdict, actor="system")
+
+
+def _settle(review: Review, verification: Verification, verdict: Verdict, *, actor: str) -> None:
+    outcome, reason = verdict.outcome, verdict.reason or ""
+    if review.planted_spans and outcome == PassageState.CONFIRMED:
+        outcome, reason = PassageState.NEEDS_HUMAN_REVIEW, PLANTED_INSTRUCTIONS
+    with transaction.atomic():
+        locked = Verification.objects.select_for_update().get(pk=verification.pk)
+        if locked.status == VerificationStatus.DONE:
+            return
+        locked.status = VerificationStatus.DONE
+        locked.outcome = outcome
+        locked.reason = reason
+        locked.risk = verdict.risk
+        locked.rationale = verdict.rationale
+        locked.quote = verdict.quote
+        locked.redline = verdict.redline
+        locked.question = verdict.question
+        locked.model = actor
+        locked.completed_at = timezone.now()
+        locked.save()
+        passage_transition(
+            passage_id=locked.passage_id,
+            to_state=outcome,
+            actor_kind=_actor_kind(review, actor),
+            actor=actor,
+            reason=reason or verdict.rationale[:500],
+        )
+        event_publish(
+            matter_id=review.contract.matter_id,
+            type="verification.done",
+            payload=verification_payload(locked),
+        )
+
+
+def _actor_kind(review: Review, actor: str) -> str:
+    if actor in ("system", "rule"):
+        return ActorKind.SYSTEM
+    return ActorKind.ENGINE if review.engine == Engine.OFFLINE else ActorKind.MODEL
+
+
+def verification_payload(verification: Verification) -> dict[str, Any]:
+    return {
+        "id": verification.pk,
+        "url": f"/api/verifications/{verification.pk}/",
+        "contract_id": verification.passage.contract_id,
+        "passage": verification.passage.index,
+        "status": verification.status,
+        "outcome": verification.outcome,
+        "engine": verification.engine,
+        "risk": verification.risk,
+        "rationale": verification.rationale,
+        "quote": verification.quote,
+        "redline": verification.redline,
+        "question": verification.question,
+        "reason": verification.reason or None,
+    }
+
+
+# ---------------------------------------------------------------- shared by L1 and L2
+
+
+def review_prefix(review: Review) -> str:
+    """The cached contract prefix: identical bytes for every call on this contract."""
+    passages = Passage.objects.filter(contract=review.contract).order_by("index")
+    return contract_prefix(
+        review.contract.text,
+        [(p.index, p.text) for p in passages.only("index", "text")],
+        [tuple(span) for span in review.planted_spans],
+    )
+
+
+def model_call_record(
+    *, review: Review, purpose: str, usage: CallUsage | None, config: LLMSettings
+) -> ModelCall | None:
+    if usage is None:
+        return None
+    cost = estimate_cost_usd(usage, _prices())
+    return ModelCall.objects.create(
+        review=review,
+        purpose=purpose,
+        model=usage.model or config.model,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_input_tokens=usage.cache_read_input_tokens,
+        cache_creation_input_tokens=usage.cache_creation_input_tokens,
+        latency_ms=usage.latency_ms,
+        ttft_ms=usage.ttft_ms,
+        outcome=usage.outcome[:40],
+        cost_usd=Decimal(str(round(cost, 6))),
+    )
+
+
+def _prices() -> dict[str, dict[str, float]]:
+    if settings.LLM_PRICES_JSON:
+        return json.loads(settings.LLM_PRICES_JSON)
+    return DEFAULT_PRICES
