@@ -13,6 +13,7 @@ from reviewapp.contracts.selectors import (
     contract_list_for_user,
     passage_list,
 )
+from reviewapp.reviews.selectors import review_for_contract, verifications_by_passage
 
 
 @login_required
@@ -41,5 +42,15 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     contract = contract_get_for_user(user=request.user, contract_id=contract_id)
     if contract is None:
         raise Http404("No such contract.")
-    context = {"contract": contract, "passages": passage_list(contract=contract)}
+    review = review_for_contract(contract=contract)
+    verifications = verifications_by_passage(review=review) if review else {}
+    passages = list(passage_list(contract=contract))
+    for passage in passages:
+        passage.verification_row = verifications.get(passage.pk)  # type: ignore[attr-defined]
+    context = {
+        "contract": contract,
+        "passages": passages,
+        "review": review,
+        "draft": getattr(review, "draft", None) if review else None,
+    }
     return render(request, "contracts/contract.html", context)

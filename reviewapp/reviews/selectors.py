@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from reviewapp.accounts.selectors import AnyUser, matter_list_for_user
+from reviewapp.contracts.models import Contract
 from reviewapp.reviews.models import Review, Verification
 
 
@@ -20,3 +21,15 @@ def verification_get_for_user(*, user: AnyUser, verification_id: int) -> Verific
         .select_related("passage")
         .first()
     )
+
+
+def review_for_contract(*, contract: Contract) -> Review | None:
+    return (
+        Review.objects.filter(contract=contract)
+        .select_related("playbook_version__playbook")
+        .first()
+    )
+
+
+def verifications_by_passage(*, review: Review) -> dict[int, Verification]:
+    return {v.passage_id: v for v in Verification.objects.filter(review=review)}

@@ -3,6 +3,7 @@
 (function () {
   "use strict";
   const handlers = [];
+  const liveHandlers = []; // ephemeral pushes (streamed draft text), not stored
   let lastSeq = Number(document.body.dataset.lastSeq || 0);
   let socket = null;
   let attempt = 0;
@@ -40,6 +41,7 @@
     socket.onmessage = (message) => {
       const data = JSON.parse(message.data);
       if (data.type === "event") deliver(data.event);
+      if (data.type === "live") liveHandlers.forEach((fn) => fn(data.live));
     };
     socket.onclose = (close) => {
       clearInterval(heartbeat);
@@ -54,6 +56,7 @@
   window.Clausewise = window.Clausewise || {};
   window.Clausewise.live = {
     subscribe(fn) { handlers.push(fn); },
+    subscribeLive(fn) { liveHandlers.push(fn); },
     catchUp,
   };
   connect();

@@ -43,3 +43,24 @@ def test_healthz_reports_database_and_redis(client):
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"database": True, "redis": True}
+
+
+def test_contract_page_says_which_engine_drafted_and_checked(client, reviewer, matter):
+    import io
+
+    from reviewapp.reviews.inline import review_model_work_run
+
+    text = (
+        b"1. Assignment. Neither party may assign this Agreement without the prior written "
+        b"consent of the other party.\n\n2. Price. The price is fixed.\n"
+    )
+    contract, _ = contract_upload(
+        matter=matter, file=io.BytesIO(text), name="c.txt", size=len(text), enqueue=False
+    )
+    contract_ingest(contract_id=contract.pk, enqueue=False)
+    review_model_work_run(review_id=contract.review.pk)
+    client.force_login(reviewer)
+    page = client.get(f"/contracts/{contract.pk}/").content.decode()
+    assert "Draft by the offline engine (no language model was used)" in page
+    assert "Checked by the offline engine" in page
+    assert "Anti-Assignment" in page
