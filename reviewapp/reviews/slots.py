@@ -19,6 +19,9 @@ class SlotsBusy(Exception):
 
 @contextmanager
 def model_call_slot(organisation_id: int) -> Iterator[None]:
+    if not settings.REDIS_URL:  # a lone command-line process: nothing to share a cap with
+        yield
+        return
     client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
     key = f"llm-slots:{organisation_id}"
     token = uuid.uuid4().hex

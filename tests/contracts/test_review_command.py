@@ -89,3 +89,29 @@ def test_anthropic_engine_without_key_is_explained(capsys, tmp_path, monkeypatch
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(CommandError, match="ANTHROPIC_API_KEY"):
         call_command("review", str(tmp_path), "--engine", "anthropic")
+
+
+def test_review_runs_standalone_without_redis_or_web_server(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(
+        DJANGO_SETTINGS_MODULE="reviewapp.settings.local",
+        CLAUSEWISE_VAR_DIR=str(tmp_path / "var"),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'cli.sqlite3'}",
+    )
+    contract = tmp_path / "a.txt"
+    contract.write_text("1. Assignment. Neither party may assign this Agreement without consent.\n")
+    manage = [sys.executable, str(root / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, timeout=120)
+    done = subprocess.run(
+        [*manage, "review", str(contract)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads(done.stdout)
+    assert record["status"] == "INGESTED"
+    assert record["draft"]["status"] == "COMPLETE"
