@@ -147,17 +147,22 @@ def _requires_human(compiled: Any, verification: Verification) -> bool:
     return any(compiled.compiled_rule(r).rule.action == "human" for r in verification.rule_ids)
 
 
-def _human_verdict(verification: Verification) -> Verdict:
+def _for_a_lawyer(verification: Verification, *, reason: str, risk: str, why: str) -> Verdict:
     return Verdict(
         passage_index=verification.passage.index,
         outcome=PassageState.NEEDS_HUMAN_REVIEW,
-        risk="high",
-        rationale="A rule that fired on this passage always needs a lawyer.",
+        risk=risk,
+        rationale=why,
         quote="",
         redline="",
         question="",
-        reason=RULE_REQUIRES_HUMAN,
+        reason=reason,
     )
+
+
+def _human_verdict(verification: Verification) -> Verdict:
+    why = "A rule that fired on this passage always needs a lawyer."
+    return _for_a_lawyer(verification, reason=RULE_REQUIRES_HUMAN, risk="high", why=why)
 
 
 def _offline(compiled: Any, verification: Verification) -> Verdict:
@@ -212,17 +217,9 @@ def verifications_give_up(*, review_id: int, verification_ids: Sequence[int]) ->
     queued = Verification.objects.filter(
         pk__in=verification_ids, status=VerificationStatus.QUEUED
     ).select_related("passage")
+    why = "The model could not be reached after every retry."
     for verification in queued:
-        verdict = Verdict(
-            passage_index=verification.passage.index,
-            outcome=PassageState.NEEDS_HUMAN_REVIEW,
-            risk="medium",
-            rationale="The model could not be reached after every retry.",
-            quote="",
-            redline="",
-            question="",
-            reason=LLM_UNAVAILABLE,
-        )
+        verdict = _for_a_lawyer(verification, reason=LLM_UNAVAILABLE, risk="medium", why=why)
         _settle(review, verification, verdict, actor="system")
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
+
+N = TypeVar("N", int, float)
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -27,26 +31,23 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
-    return value
+    return _env_number(name, default, int, "an integer", minimum)
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    return _env_number(name, default, float, "a number", minimum)
+
+
+def _env_number(
+    name: str, default: N, convert: Callable[[str], N], kind: str, minimum: N | None
+) -> N:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        value = float(raw)
+        value = convert(raw)
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
+        raise ImproperlyConfigured(f"{name} must be {kind}, got {raw!r}") from exc
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
     return value
