@@ -9,7 +9,7 @@ _QUOTE = re.compile(r"[“\"]([^”\"\n]{15,400})[”\"]")
 _STATUTE_EN = re.compile(
     r"\b(?:[A-Z][A-Za-z]+ ){1,6}(?:Act|Code|Regulations?|Directive|Statute)\b(?: of \d{4})?"
 )
-_STATUTE_ZH = re.compile(r"《[^》\n]{1,40}(?:法|条例|规定|办法)》")
+_STATUTE_ZH = re.compile(r"《[^》\n]{0,40}(?:法|法典|条例|规定|办法|规则)》")
 _ARTICLE = re.compile(
     r"(?:section|sec\.|§|article|art\.)\s*\d+|第[0-9一二三四五六七八九十百千]+条", re.I
 )

@@ -235,3 +235,25 @@ def test_verification_is_served_at_its_url(
         draft["status"] == "COMPLETE"
         and f"/api/verifications/{verification.pk}/" in draft["verifications"]
     )
+
+
+@pytest.mark.cuad
+def test_cuad_contract_from_upload_to_draft_and_verified_passages(
+    claude, cuad_dir, matter, django_capture_on_commit_callbacks, settings
+):
+    import json
+
+    settings.VERIFY_BATCH_SIZE = 8
+    row = json.loads((cuad_dir / "labels.jsonl").open().readline())
+    pdf = cuad_dir / row["pdf"]
+    with django_capture_on_commit_callbacks(execute=True), pdf.open("rb") as handle:
+        contract, _ = contract_upload(
+            matter=matter, file=handle, name=pdf.name, size=pdf.stat().st_size
+        )
+    review = Review.objects.get(contract=contract)
+    assert review.draft.status == DraftStatus.COMPLETE and review.draft.engine == "anthropic"
+    assert review.draft.data["issues"]
+    assert review.verifications.count() >= 5
+    assert not review.verifications.filter(status=VerificationStatus.QUEUED).exists()
+    assert not contract.passages.filter(state=PassageState.PENDING).exists()
+    assert len({tuple(r.cached_blocks) for r in claude.requests}) == 1
