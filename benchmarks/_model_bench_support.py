@@ -7,6 +7,7 @@ Django-dependent imports happen inside the functions that need them.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import statistics
@@ -45,6 +46,8 @@ def configure(*, fake_url: str, work_dir: Path) -> None:
     from django.core.management import call_command
 
     settings.MEDIA_ROOT = str(work_dir / "media")  # the test settings would write under var/
+    for name in ("httpx", "httpx2", "anthropic"):  # one INFO line per request otherwise
+        logging.getLogger(name).setLevel(logging.WARNING)
     call_command("migrate", verbosity=0)
 
 
@@ -76,7 +79,7 @@ class FirstDelta:
                     recorder.on_first()
             original(sink, delta)
 
-        drafting._DeltaSink.__call__ = recording_call  # type: ignore[method-assign]
+        drafting._DeltaSink.__call__ = recording_call  # type: ignore[method-assign,assignment]
 
     def reset(self) -> None:
         self.at = None
@@ -134,7 +137,9 @@ def run_contract(
         contract, _ = contract_upload(
             matter=matter, file=handle, name=path.name, size=size, enqueue=False
         )
-    contract = contract_ingest(contract_id=contract.pk, engine="anthropic", enqueue=False)
+    contract = (
+        contract_ingest(contract_id=contract.pk, engine="anthropic", enqueue=False) or contract
+    )
     ingested = time.perf_counter()
     run = ContractRun(path.name, contract.passages.count(), contract.status)
     run.ingest_ms = (ingested - started) * 1000
@@ -219,7 +224,9 @@ def _severity_rank(rule: Any) -> tuple[int, str]:
 
 
 def _without_cache_control(request: dict[str, Any]) -> dict[str, Any]:
-    system = [{k: v for k, v in block.items() if k != "cache_control"} for block in request["system"]]
+    system = [
+        {k: v for k, v in block.items() if k != "cache_control"} for block in request["system"]
+    ]
     return {**request, "system": system}
 
 

@@ -66,7 +66,9 @@ def main() -> int:
         first_delta = support.FirstDelta()
         first_delta.install()
         runs = _measure(arguments, server, selected, first_delta)
-        profile = _profile(server, paths, arguments.profile, first_delta) if arguments.profile else None
+        profile = (
+            _profile(server, paths, arguments.profile, first_delta) if arguments.profile else None
+        )
     seconds = time.perf_counter() - started
     met = _report(runs, seconds, arguments.per_contract)
     if profile:
@@ -99,9 +101,11 @@ def _measure(
     arguments: argparse.Namespace, server, paths: list[Path], first_delta: support.FirstDelta
 ) -> list[support.ContractRun]:
     warm_up, _ = support.run_contract(
-        matter=support.bench_matter("warm-up"), path=paths[0], server=server,
+        matter=support.bench_matter("warm-up"),
+        path=paths[0],
+        server=server,
         first_delta=first_delta,
-    )  # fmt: skip
+    )
     print(f"warm-up: {warm_up.name} ttft {_ms(warm_up.ttft_ms)} (not counted)", flush=True)
     server.reset()  # forget the warm-up's cached prefix
     send = None if arguments.baseline_send == "all" else int(arguments.baseline_send)
@@ -127,9 +131,13 @@ def _profile(server, paths: list[Path], count: int, first_delta: support.FirstDe
     server.reset()
     for path in paths[:count]:
         support.run_contract(
-            matter=matter, path=path, server=server, first_delta=first_delta,
+            matter=matter,
+            path=path,
+            server=server,
+            first_delta=first_delta,
             on_ingested=profiler.enable,
-        )  # fmt: skip
+        )
+        profiler.disable()  # in case no text arrived
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out).strip_dirs()
     print(f"\nprofile of ingestion-done -> first draft token over {count} contracts", file=out)
@@ -186,8 +194,9 @@ def _print_table(done: list[support.ContractRun], ratio: float, ttfts, p95: floa
     mean, median = support.mean_median(per_contract)
     rows.append(("token ratio ours / baseline", f"{mean:.4f}", f"{median:.4f}", f"{ratio:.4f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
-        print("  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]))
+    for label, *cells in rows:
+        numbers = [cell.rjust(width) for cell, width in zip(cells, widths[1:], strict=True)]
+        print("  ".join([label.ljust(widths[0]), *numbers]))
     if ttfts:
         p50 = support.percentile(ttfts, 0.50)
         print(
@@ -218,7 +227,8 @@ def _print_checks(runs, done, incomplete) -> None:
 
 
 def _print_per_contract(runs: list[support.ContractRun]) -> None:
-    print(f"\n{'ttft ms':>8} {'calls':>5} {'ours tok':>9} {'base calls':>10} {'base tok':>10}  name")
+    header = ("ttft ms", "calls", "ours tok", "base calls", "base tok")
+    print("\n{:>8} {:>5} {:>9} {:>10} {:>10}  name".format(*header))
     for run in runs:
         print(
             f"{_ms(run.ttft_ms):>8} {run.calls:>5} {run.uncached:>9,} {run.baseline_calls:>10} "

@@ -7,7 +7,12 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHMARKS = ["bench_ingest.py", "bench_segment.py", "bench_scan.py"]
+BENCHMARKS = [
+    "bench_ingest.py",
+    "bench_segment.py",
+    "bench_scan.py",
+    "bench_model.py",
+]
 
 
 def main() -> int:

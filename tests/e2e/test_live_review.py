@@ -1,0 +1,83 @@
+"""The reviewer watches the Claude draft stream in and verifications arrive, in Chromium."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from reviewapp.accounts.services import demo_seed
+from tests.e2e.test_upload_flow import sign_in
+from tests.fakes.messages_server import Pacing, running_server
+from tests.processes import celery_worker, web_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CONTRACT = """SERVICES AGREEMENT
+
+1. Services. The Supplier shall provide the Services described in Schedule 1.
+
+2. Assignment. Neither party may assign this Agreement without the prior written consent of the
+other party.
+
+3. Audit. The Customer may audit the books and records of the Supplier once per year.
+
+4. Liability. The Supplier's aggregate liability shall not exceed the fees paid in the prior
+twelve months.
+"""
+
+WATCH_STREAM = """
+window.__stream = [];
+const box = document.getElementById('draft-stream');
+if (box) new MutationObserver(() => window.__stream.push(box.textContent.length))
+  .observe(box, {childList: true, characterData: true, subtree: true});
+"""
+
+
+@contextmanager
+def contract_page(browser, tmp_path, pacing: Pacing) -> Iterator[tuple[Any, Any]]:
+    """Sign in, upload the contract with Claude as the engine, and open its page."""
+    passwords = demo_seed()
+    contract = tmp_path / "services.txt"
+    contract.write_text(CONTRACT)
+    with running_server(pacing=pacing) as fake:
+        engine = {
+            "REVIEW_ENGINE": "anthropic",
+            "ANTHROPIC_API_KEY": "test-key",
+            "ANTHROPIC_BASE_URL": fake.url,
+            "LLM_FIRST_TOKEN_TIMEOUT_S": "10",
+        }
+        with (
+            celery_worker(tmp_path / "worker.log", **engine),
+            web_server(tmp_path / "web.log") as url,
+        ):
+            page = browser.new_page()
+            sign_in(page, url, "reviewer", passwords["reviewer"])
+            page.click("text=Demo matter")
+            page.wait_for_function("document.body.dataset.live === 'connected'")
+            page.set_input_files("#file-input", str(contract))
+            page.locator("li.upload >> text=Open").wait_for(timeout=60_000)
+            page.locator("li.upload >> text=Open").click()
+            page.wait_for_selector("#draft-engine")
+            page.wait_for_function("document.body.dataset.live === 'connected'")
+            page.evaluate(WATCH_STREAM)
+            yield page, fake
+
+
+def test_draft_streams_in_pieces_then_shows_complete(browser, tmp_path):
+    pacing = Pacing(first_token_s=4.0, delta_s=0.08, chunk_chars=12)
+    with contract_page(browser, tmp_path, pacing) as (page, fake):
+        page.wait_for_function("(window.__stream || []).length >= 3", timeout=30_000)
+        lengths = page.evaluate("window.__stream")
+        assert lengths == sorted(lengths) and lengths[-1] > lengths[0] > 0
+        page.wait_for_selector(".summary", timeout=60_000)  # the page reloads when complete
+        assert "Draft by Claude" in page.inner_text("#draft-engine")
+    assert any(request.stream for request in fake.requests)
+
+
+def test_verifications_arrive_and_say_which_engine_checked(browser, tmp_path):
+    with contract_page(browser, tmp_path, Pacing()) as (page, _fake):
+        page.locator("text=Checked by Claude").first.wait_for(timeout=60_000)
+        assert page.locator("text=Checked by Claude").count() >= 2
