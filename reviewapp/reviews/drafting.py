@@ -15,9 +15,10 @@ from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
 from reviewapp.realtime.events import event_publish, matter_group
 from reviewapp.reviews.model_work import (
+    chunk_prefix,
     llm_settings,
     model_call_record,
-    review_prefix,
+    review_chunks,
 )
 from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
 from reviewapp.reviews.output_rules import draft_flags
@@ -45,25 +46,56 @@ def draft_run(*, review_id: int) -> Draft:
 
 
 def _stream(review: Review, draft: Draft) -> Draft:
+    """One streaming call per chunk (one for most contracts), merged into one draft."""
     config = llm_settings()
     _set_status(review, draft, DraftStatus.STREAMING, text="")
     sink = _DeltaSink(review, draft)
-    with model_call_slot(review.contract.matter.organisation_id):
-        try:
-            result = stream_draft(
-                config,
-                prefix=review_prefix(review),
-                instructions=draft_instructions(review),
-                on_delta=sink,
-            )
-        except LLMUnavailable as error:
-            model_call_record(review=review, purpose="draft", usage=error.usage, config=config)
-            _set_status(review, draft, DraftStatus.QUEUED, text="", error=error.kind)
-            raise
-    sink.flush()
-    model_call_record(review=review, purpose="draft", usage=result.usage, config=config)
-    draft.ttft_ms = result.usage.ttft_ms
-    return _finish(review, draft, text=result.text, data=result.draft)
+    instructions = draft_instructions(review)
+    results = []
+    for chunk in review_chunks(review):
+        with model_call_slot(review.contract.matter.organisation_id):
+            try:
+                result = stream_draft(
+                    config,
+                    prefix=chunk_prefix(review, chunk),
+                    instructions=instructions,
+                    on_delta=sink,
+                )
+            except LLMUnavailable as error:
+                model_call_record(review=review, purpose="draft", usage=error.usage, config=config)
+                _set_status(review, draft, DraftStatus.QUEUED, text="", error=error.kind)
+                raise
+        sink.flush()
+        sink("\n\n")
+        model_call_record(review=review, purpose="draft", usage=result.usage, config=config)
+        results.append(result)
+    draft.ttft_ms = results[0].usage.ttft_ms
+    text = "\n\n".join(result.text for result in results)
+    return _finish(review, draft, text=text, data=merge_drafts([r.draft for r in results]))
+
+
+def merge_drafts(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Drafts of consecutive chunks as one: summaries in order, facts first-found, all issues."""
+    if len(parts) == 1:
+        return parts[0]
+    facts: dict[str, Any] = {}
+    for part in parts:
+        for name, value in part.get("key_facts", {}).items():
+            if isinstance(value, list):
+                facts[name] = [
+                    *facts.get(name, []),
+                    *[v for v in value if v not in facts.get(name, [])],
+                ]
+            elif value and not facts.get(name):
+                facts[name] = value
+            else:
+                facts.setdefault(name, value)
+    summaries = [f"Part {n}: {part.get('summary', '')}" for n, part in enumerate(parts, 1)]
+    return {
+        "summary": " ".join(summaries),
+        "key_facts": facts,
+        "issues": [issue for part in parts for issue in part.get("issues", [])],
+    }
 
 
 def draft_give_up(*, review_id: int, error: str) -> None:

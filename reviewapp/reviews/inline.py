@@ -9,8 +9,12 @@ from django.conf import settings
 
 from reviewapp.llm import LLMUnavailable
 from reviewapp.reviews.drafting import draft_give_up, draft_run
-from reviewapp.reviews.model_work import verifications_give_up, verifications_run
-from reviewapp.reviews.models import Verification, VerificationStatus
+from reviewapp.reviews.model_work import (
+    verification_batches,
+    verifications_give_up,
+    verifications_run,
+)
+from reviewapp.reviews.models import Review, Verification, VerificationStatus
 from reviewapp.reviews.slots import SlotsBusy
 from reviewapp.reviews.tasks import backoff
 
@@ -21,13 +25,9 @@ def review_model_work_run(*, review_id: int) -> None:
         lambda: draft_run(review_id=review_id),
         give_up=lambda error: draft_give_up(review_id=review_id, error=error.kind),
     )
-    ids = list(
-        Verification.objects.filter(review_id=review_id, status=VerificationStatus.QUEUED)
-        .order_by("passage__index")
-        .values_list("pk", flat=True)
-    )
-    size = settings.VERIFY_BATCH_SIZE
-    for batch in (ids[i : i + size] for i in range(0, len(ids), size)):
+    queued = Verification.objects.filter(review_id=review_id, status=VerificationStatus.QUEUED)
+    pairs = list(queued.order_by("passage__index").values_list("pk", "passage__index"))
+    for batch in verification_batches(Review.objects.get(pk=review_id), pairs):
         _verify_batch(review_id, batch)
 
 

@@ -94,12 +94,30 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
         )
         for passage_id, fired in sorted(by_passage.items())
     )
-    ids = [v.pk for v in verifications]
-    size = settings.VERIFY_BATCH_SIZE
-    batches = [ids[i : i + size] for i in range(0, len(ids), size)]
+    index_of = {f.passage_id: f.passage.index for f in firings}
+    batches = verification_batches(review, [(v.pk, index_of[v.passage_id]) for v in verifications])
     if enqueue:
         transaction.on_commit(lambda: _enqueue(review.pk, batches))
     return batches
+
+
+def verification_batches(review: Review, queued: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """Batches of at most VERIFY_BATCH_SIZE that never cross a chunk (one prefix per call).
+
+    ``queued`` holds (verification id, passage index) pairs.
+    """
+    chunk_of = {
+        index: number
+        for number, chunk in enumerate(review_chunks(review))
+        for index, _text in chunk
+    }
+    by_chunk: dict[int, list[int]] = {}
+    for verification_id, passage_index in queued:
+        by_chunk.setdefault(chunk_of[passage_index], []).append(verification_id)
+    size = settings.VERIFY_BATCH_SIZE
+    return [
+        ids[i : i + size] for _, ids in sorted(by_chunk.items()) for i in range(0, len(ids), size)
+    ]
 
 
 def _by_severity(firings: Sequence[RuleFiring]) -> list[RuleFiring]:
@@ -202,7 +220,8 @@ def _verify_with_model(review: Review, compiled: Any, batch: list[Verification])
     Verification.objects.filter(pk__in=[v.pk for v in batch]).update(attempts=1)
     with model_call_slot(review.contract.matter.organisation_id):
         try:
-            result = verify_passages(config, prefix=review_prefix(review), items=items)
+            prefix = review_prefix(review, items[0].passage_index)
+            result = verify_passages(config, prefix=prefix, items=items)
         except LLMUnavailable as error:
             model_call_record(review=review, purpose="verify", usage=error.usage, config=config)
             raise
@@ -283,14 +302,40 @@ def verification_payload(verification: Verification) -> dict[str, Any]:
 # ---------------------------------------------------------------- shared by L1 and L2
 
 
-def review_prefix(review: Review) -> str:
-    """The cached contract prefix: identical bytes for every call on this contract."""
+Chunk = list[tuple[int, str]]
+
+
+def review_chunks(review: Review) -> list[Chunk]:
+    """The contract in consecutive runs of passages that each fit one model call.
+
+    Most contracts are one chunk. Every call about a passage sends its chunk as the cached
+    prefix, byte-identical from one call to the next.
+    """
     passages = Passage.objects.filter(contract=review.contract).order_by("index")
-    return contract_prefix(
-        review.contract.text,
-        [(p.index, p.text) for p in passages.only("index", "text")],
-        [tuple(span) for span in review.planted_spans],
-    )
+    limit = settings.LLM_CONTEXT_CHARS
+    chunks: list[Chunk] = [[]]
+    size = 0
+    for index, text in passages.values_list("index", "text"):
+        if chunks[-1] and size + len(text) > limit:
+            chunks.append([])
+            size = 0
+        chunks[-1].append((index, text))
+        size += len(text) + 8  # the "[P<index>] " label
+    return chunks
+
+
+def chunk_prefix(review: Review, chunk: Chunk) -> str:
+    spans = [(int(start), int(end)) for start, end in review.planted_spans]
+    return contract_prefix(review.contract.text, chunk, spans)
+
+
+def review_prefix(review: Review, passage_index: int = 0) -> str:
+    """The cached prefix of the chunk holding ``passage_index``."""
+    chunks = review_chunks(review)
+    for chunk in chunks:
+        if any(index == passage_index for index, _ in chunk):
+            return chunk_prefix(review, chunk)
+    return chunk_prefix(review, chunks[0])
 
 
 def model_call_record(

@@ -238,6 +238,8 @@ LLM_RETRY_BACKOFF_S = env_float("LLM_RETRY_BACKOFF_S", 2.0, minimum=0.0)
 LLM_MAX_CONCURRENT_PER_ORG = env_int("LLM_MAX_CONCURRENT_PER_ORG", 4, minimum=1)
 LLM_PRICES_JSON = env_str("LLM_PRICES_JSON")  # {"model": {"input": $/Mtok, ...}}; empty: built-in
 VERIFY_BATCH_SIZE = env_int("VERIFY_BATCH_SIZE", 8, minimum=1)
+# Contracts longer than this (characters of passage text) go to the model in chunks.
+LLM_CONTEXT_CHARS = env_int("LLM_CONTEXT_CHARS", 400_000, minimum=200)
 
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 

@@ -257,3 +257,20 @@ def test_cuad_contract_from_upload_to_draft_and_verified_passages(
     assert not review.verifications.filter(status=VerificationStatus.QUEUED).exists()
     assert not contract.passages.filter(state=PassageState.PENDING).exists()
     assert len({tuple(r.cached_blocks) for r in claude.requests}) == 1
+
+
+def test_long_contract_goes_to_the_model_in_chunks_each_with_its_own_cached_prefix(
+    claude, matter, django_capture_on_commit_callbacks, settings
+):
+    settings.LLM_CONTEXT_CHARS = 300
+    review = review_of(matter, django_capture_on_commit_callbacks)
+    drafts = [r for r in claude.requests if r.stream]
+    assert len(drafts) >= 2
+    draft_prefixes = {tuple(r.cached_blocks) for r in drafts}
+    assert len(draft_prefixes) == len(drafts)
+    verify_prefixes = {tuple(r.cached_blocks) for r in claude.requests if not r.stream}
+    assert verify_prefixes <= draft_prefixes
+    assert review.draft.status == DraftStatus.COMPLETE
+    assert review.draft.data["summary"].startswith("Part 1:")
+    cited = {issue["passage"] for issue in review.draft.data["issues"]}
+    assert len(cited) >= 2
