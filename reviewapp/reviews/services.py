@@ -69,6 +69,9 @@ def review_scan(
             engine=engine or settings.REVIEW_ENGINE,
         )
         _record_scan(review, passages, hits, states)
+        for passage in passages:
+            if passage.state == PassageState.REJECTED:
+                _open_queue_item(passage, review, "A hard rule rejected this passage.")
         review_queue_model_work(review=review, enqueue=enqueue)
         Contract.objects.filter(pk=contract.pk).update(
             language=language, contract_type=contract_type
@@ -80,6 +83,32 @@ def review_scan(
         )
     snapshot_refresh(review)
     return review
+
+
+def review_refresh_status(*, review: Review) -> Review:
+    """BLOCKED while a rejected passage waits for a lawyer; COMPLETE when nothing is left."""
+    passages = review.contract.passages
+    states = set(passages.values_list("state", flat=True))
+    undecided_rejection = (
+        passages.filter(state=PassageState.REJECTED).exclude(queue_items__status="DONE").exists()
+    )
+    if undecided_rejection:
+        status = ReviewStatus.BLOCKED
+    elif states & {PassageState.PENDING, PassageState.NEEDS_HUMAN_REVIEW}:
+        status = ReviewStatus.IN_REVIEW
+    else:
+        status = ReviewStatus.COMPLETE
+    if status != review.status:
+        review.status = status
+        review.save(update_fields=["status", "updated_at"])
+        transaction.on_commit(lambda: snapshot_refresh(review))
+    return review
+
+
+def _open_queue_item(passage: Passage, review: Review, reason: str) -> None:
+    from reviewapp.queue.services import queue_item_open
+
+    queue_item_open(passage=passage, review=review, reason=reason)
 
 
 def review_queue_model_work(*, review: Review, enqueue: bool) -> None:
@@ -146,9 +175,9 @@ def passage_transition(
         )
         passage.state = to_state
         passage.save(update_fields=["state"])
-        states = list(review.contract.passages.values_list("state", flat=True))
-        review.status = review_status_for(states)
-        review.save(update_fields=["status", "updated_at"])
+        if to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
+            _open_queue_item(passage, review, reason)
+        review_refresh_status(review=review)
         event_publish(
             matter_id=review.contract.matter_id,
             type="passage.state",

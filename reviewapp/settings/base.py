@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "reviewapp.realtime",
     "reviewapp.rules",
     "reviewapp.reviews",
+    "reviewapp.queue",
 ]
 
 MIDDLEWARE = [
@@ -237,6 +238,13 @@ LLM_TASK_RETRIES = env_int("LLM_TASK_RETRIES", 4, minimum=0)
 LLM_RETRY_BACKOFF_S = env_float("LLM_RETRY_BACKOFF_S", 2.0, minimum=0.0)
 LLM_MAX_CONCURRENT_PER_ORG = env_int("LLM_MAX_CONCURRENT_PER_ORG", 4, minimum=1)
 LLM_PRICES_JSON = env_str("LLM_PRICES_JSON")  # {"model": {"input": $/Mtok, ...}}; empty: built-in
+# Hours a lawyer has to decide a queue item, by the severity of the rule that flagged it.
+QUEUE_SLA_HOURS = {
+    "critical": env_float("QUEUE_SLA_CRITICAL_H", 4.0, minimum=0.1),
+    "high": env_float("QUEUE_SLA_HIGH_H", 24.0, minimum=0.1),
+    "medium": env_float("QUEUE_SLA_MEDIUM_H", 72.0, minimum=0.1),
+    "low": env_float("QUEUE_SLA_LOW_H", 168.0, minimum=0.1),
+}
 VERIFY_BATCH_SIZE = env_int("VERIFY_BATCH_SIZE", 8, minimum=1)
 # Contracts longer than this (characters of passage text) go to the model in chunks.
 LLM_CONTEXT_CHARS = env_int("LLM_CONTEXT_CHARS", 400_000, minimum=200)

@@ -1,0 +1,144 @@
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from reviewapp.accounts.models import Role
+from reviewapp.contracts.models import PassageState
+from reviewapp.queue.models import ItemStatus, QueueItem
+from reviewapp.queue.services import QueueConflict, queue_item_claim, queue_item_decide
+from reviewapp.reviews.models import ActorKind, ReviewStatus
+from reviewapp.reviews.services import passage_transition, review_scan
+from reviewapp.rules.models import Playbook
+from reviewapp.rules.services import playbook_copy, playbook_sync_defaults, playbook_version_create
+from tests.factories import ingested_contract
+
+pytestmark = pytest.mark.django_db
+
+CONTRACT = """1. Assignment. Neither party may assign this Agreement without consent.
+
+2. Pricing. Customer shall receive most favored nation pricing.
+
+3. Notices. Notices shall be in writing.
+"""
+
+STRICT = """
+name: strict
+version: "1"
+language: en
+rules:
+  - id: en.strict.mfn
+    category: Most Favored Nation
+    severity: critical
+    action: reject
+    patterns: ['most favou?red nation']
+  - id: en.strict.assignment
+    category: Anti-Assignment
+    severity: medium
+    action: verify
+    patterns: ['assign']
+"""
+
+
+@pytest.fixture
+def lawyers(make_user, matter):
+    from reviewapp.accounts.models import Membership
+
+    lee, liu = make_user("lee"), make_user("liu")
+    for user in (lee, liu):
+        Membership.objects.create(user=user, matter=matter, role=Role.LAWYER)
+    return lee, liu
+
+
+@pytest.fixture
+def review(matter):
+    playbook_sync_defaults()
+    copy = playbook_copy(
+        playbook=Playbook.objects.get(name="commercial-en"),
+        organisation=matter.organisation,
+        name="strict",
+    )
+    playbook_version_create(playbook=copy, source=STRICT)
+    copy.is_active = True
+    copy.save()
+    contract = ingested_contract(matter=matter, text=CONTRACT)
+    return review_scan(contract_id=contract.pk, enqueue=False)
+
+
+def test_rule_rejection_opens_a_critical_item_and_blocks(review):
+    item = QueueItem.objects.get(review=review)
+    assert item.state == PassageState.REJECTED
+    assert item.severity == "critical"
+    assert item.due_at > item.created_at
+    assert review.status == ReviewStatus.BLOCKED
+
+
+def test_second_lawyer_loses_the_claim(review, lawyers):
+    lee, liu = lawyers
+    item = QueueItem.objects.get(review=review)
+    queue_item_claim(item_id=item.pk, user=lee)
+    with pytest.raises(QueueConflict):
+        queue_item_claim(item_id=item.pk, user=liu)
+    item.refresh_from_db()
+    assert item.claimed_by == lee and item.status == ItemStatus.CLAIMED
+
+
+def test_reviewer_cannot_claim(review, reviewer):
+    item = QueueItem.objects.get(review=review)
+    with pytest.raises(PermissionDenied):
+        queue_item_claim(item_id=item.pk, user=reviewer)
+
+
+def test_rejecting_a_rejection_unblocks_the_review(review, lawyers):
+    lee, _ = lawyers
+    item = QueueItem.objects.get(review=review)
+    queue_item_claim(item_id=item.pk, user=lee)
+    queue_item_decide(item_id=item.pk, user=lee, decision="reject", note="Unacceptable MFN.")
+    review.refresh_from_db()
+    assert review.status == ReviewStatus.IN_REVIEW  # the assignment clause is still pending
+
+
+def test_overriding_a_rejection_needs_a_note(review, lawyers):
+    from reviewapp.reviews.states import TransitionNotAllowed
+
+    lee, _ = lawyers
+    item = QueueItem.objects.get(review=review)
+    queue_item_claim(item_id=item.pk, user=lee)
+    with pytest.raises(TransitionNotAllowed):
+        queue_item_decide(item_id=item.pk, user=lee, decision="accept")
+    queue_item_decide(item_id=item.pk, user=lee, decision="accept", note="Mutual; fine.")
+    item.passage.refresh_from_db()
+    assert item.passage.state == PassageState.CONFIRMED
+
+
+def test_needs_human_review_opens_an_item_and_a_decision_completes_the_review(review, lawyers):
+    lee, _ = lawyers
+    pending = review.contract.passages.get(state=PassageState.PENDING)
+    passage_transition(
+        passage_id=pending.pk,
+        to_state=PassageState.NEEDS_HUMAN_REVIEW,
+        actor_kind=ActorKind.ENGINE,
+        actor="offline",
+        reason="NO_OFFLINE_VERDICT",
+    )
+    for item in QueueItem.objects.filter(review=review):
+        queue_item_claim(item_id=item.pk, user=lee)
+        queue_item_decide(item_id=item.pk, user=lee, decision="reject", note="No.")
+    review.refresh_from_db()
+    assert review.status == ReviewStatus.COMPLETE
+
+
+def test_queue_page_claim_and_decide(client, review, lawyers):
+    lee, liu = lawyers
+    item = QueueItem.objects.get(review=review)
+    client.force_login(lee)
+    page = client.get("/queue/").content.decode()
+    assert "most favored nation" in page and 'data-action="claim"' in page
+    client.post(f"/queue/{item.pk}/claim/")
+    assert 'data-action="accept"' in client.get("/queue/").content.decode()
+    client.force_login(liu)
+    assert "Claimed by lee" in client.get("/queue/").content.decode()
+    client.force_login(lee)
+    response = client.post(f"/queue/{item.pk}/decide/", {"decision": "accept"}, follow=True)
+    assert "justification" in response.content.decode()
+    client.post(f"/queue/{item.pk}/decide/", {"decision": "reject", "note": "Keep it out."})
+    item.refresh_from_db()
+    assert item.status == ItemStatus.DONE and item.decision == "reject"
