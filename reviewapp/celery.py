@@ -1,9 +1,16 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
 
 app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _preload_model_engine(**_kwargs: object) -> None:
+    """Load the anthropic SDK once before the pool forks, not inside the first task."""
+    import reviewapp.reviews.model_work  # noqa: F401

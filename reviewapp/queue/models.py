@@ -39,6 +39,7 @@ class QueueItem(models.Model):
     decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
     note = models.TextField(blank=True)
     due_at = models.DateTimeField()
+    escalated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 

@@ -46,6 +46,10 @@ def review_scan(
     existing = Review.objects.filter(contract=contract).first()
     if existing is not None:
         return existing
+    # Imported here (model work imports this module), and before the transaction below: the
+    # first import loads the anthropic SDK, seconds that must not be spent holding row locks.
+    from reviewapp.reviews.model_work import review_queue_model_work
+
     started = time.perf_counter()
     language = detect_language(contract.text)
     contract_type = detect_contract_type(contract.text)
@@ -72,7 +76,7 @@ def review_scan(
         for passage in passages:
             if passage.state == PassageState.REJECTED:
                 _open_queue_item(passage, review, "A hard rule rejected this passage.")
-        review_queue_model_work(review=review, enqueue=enqueue)
+        review_queue_model_work(review=review, enqueue=enqueue)  # drafts and verifications
         Contract.objects.filter(pk=contract.pk).update(
             language=language, contract_type=contract_type
         )
@@ -109,12 +113,6 @@ def _open_queue_item(passage: Passage, review: Review, reason: str) -> None:
     from reviewapp.queue.services import queue_item_open
 
     queue_item_open(passage=passage, review=review, reason=reason)
-
-
-def review_queue_model_work(*, review: Review, enqueue: bool) -> None:
-    from reviewapp.reviews.model_work import review_queue_model_work as queue
-
-    queue(review=review, enqueue=enqueue)
 
 
 def _record_scan(review: Review, passages: list[Passage], hits, states: list[str]) -> None:

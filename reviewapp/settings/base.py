@@ -214,6 +214,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "reviewapp.contracts.tasks.requeue_stalled_ingestions",
         "schedule": 60.0,
     },
+    "escalate-overdue-queue-items": {
+        "task": "reviewapp.queue.tasks.escalate_overdue_items",
+        "schedule": 60.0,
+    },
 }
 INGEST_STALLED_AFTER_S = env_int("INGEST_STALLED_AFTER_S", CELERY_VISIBILITY_TIMEOUT, minimum=10)
 

@@ -142,3 +142,32 @@ def test_queue_page_claim_and_decide(client, review, lawyers):
     client.post(f"/queue/{item.pk}/decide/", {"decision": "reject", "note": "Keep it out."})
     item.refresh_from_db()
     assert item.status == ItemStatus.DONE and item.decision == "reject"
+
+
+def test_overdue_items_escalate_once_and_admins_are_mailed(
+    review, make_user, mailoutbox, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from reviewapp.accounts.models import Membership
+    from reviewapp.queue.services import queue_escalate_overdue
+
+    boss = make_user("boss", email="boss@firm.example")
+    Membership.objects.create(user=boss, matter=review.contract.matter, role=Role.ADMIN)
+    pending = review.contract.passages.get(state=PassageState.PENDING)
+    passage_transition(
+        passage_id=pending.pk,
+        to_state=PassageState.NEEDS_HUMAN_REVIEW,
+        actor_kind=ActorKind.ENGINE,
+        actor="offline",
+    )
+    item = QueueItem.objects.get(passage=pending)
+    QueueItem.objects.filter(pk=item.pk).update(due_at=timezone.now() - timedelta(minutes=1))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert queue_escalate_overdue() == [item.pk]
+    item.refresh_from_db()
+    assert item.escalated_at is not None and item.severity == "high"
+    assert queue_escalate_overdue() == []
+    assert [m.to for m in mailoutbox] == [["boss@firm.example"]]
