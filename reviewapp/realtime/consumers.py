@@ -6,7 +6,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from reviewapp.accounts.selectors import matter_list_for_user, user_can_access_matter
-from reviewapp.realtime.events import matter_group
+from reviewapp.realtime.events import matter_group, user_group
 
 CLOSE_UNAUTHENTICATED = 4401
 
@@ -22,6 +22,7 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.groups = [matter_group(pk) for pk in await self._matter_ids(user)]
+        self.groups.append(user_group(user.pk))
         for group in self.groups:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
@@ -42,6 +43,10 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         )
         if allowed:
             await self.send_json({"type": "event", "event": event})
+
+    async def session_closed(self, message: dict[str, Any]) -> None:
+        """The user signed out or lost a membership: this socket may not stay open."""
+        await self.close(code=CLOSE_UNAUTHENTICATED if message.get("signed_out") else 4403)
 
     async def live_message(self, message: dict[str, Any]) -> None:
         """Ephemeral pushes (draft text as it streams): not stored, the final state is."""

@@ -32,6 +32,21 @@ def matter_group(matter_id: int) -> str:
     return f"matter.{matter_id}"
 
 
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
+
+
+def sockets_close_for_user(*, user_id: int, signed_out: bool) -> None:
+    """Close every live socket of a user (after sign-out, or a membership removed)."""
+    if not settings.REDIS_URL:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {"type": "session.closed", "signed_out": signed_out}
+    transaction.on_commit(lambda: async_to_sync(layer.group_send)(user_group(user_id), message))
+
+
 def event_message(event: Event) -> EventMessage:
     return {
         "seq": event.pk,

@@ -43,8 +43,10 @@ async def test_member_receives_events_of_their_matter_only(make_user, make_matte
 async def test_event_not_delivered_after_membership_is_removed(make_user, make_matter):
     alice = await sync_to_async(make_user)("alice")
     matter = await sync_to_async(make_matter)("M", members=[(alice, Role.LAWYER)])
+    other = await sync_to_async(make_matter)("Other")
     socket, _, _ = await connect(alice)
-    await sync_to_async(Membership.objects.filter(user=alice).delete)()
+    # Moved off the matter without a delete: the per-event check alone must stop the event.
+    await sync_to_async(Membership.objects.filter(user=alice).update)(matter=other)
     await sync_to_async(event_publish)(matter_id=matter.pk, type="t", payload={})
     assert await socket.receive_nothing(timeout=0.5)
     await socket.disconnect()
@@ -56,3 +58,22 @@ async def test_ping_gets_pong(make_user, make_matter):
     await socket.send_json_to({"type": "ping"})
     assert await socket.receive_json_from(timeout=5) == {"type": "pong"}
     await socket.disconnect()
+
+
+async def test_socket_is_closed_when_the_user_signs_out(make_user, make_matter, client):
+    alice = await sync_to_async(make_user)("alice")
+    await sync_to_async(make_matter)("M", members=[(alice, Role.LAWYER)])
+    socket, _, _ = await connect(alice)
+    await sync_to_async(client.force_login)(alice)
+    await sync_to_async(client.post)("/logout/")
+    output = await socket.receive_output(timeout=5)
+    assert output == {"type": "websocket.close", "code": 4401}
+
+
+async def test_socket_is_closed_when_membership_is_removed(make_user, make_matter):
+    alice = await sync_to_async(make_user)("alice")
+    await sync_to_async(make_matter)("M", members=[(alice, Role.LAWYER)])
+    socket, _, _ = await connect(alice)
+    await sync_to_async(Membership.objects.filter(user=alice).delete)()
+    output = await socket.receive_output(timeout=5)
+    assert output == {"type": "websocket.close", "code": 4403}
