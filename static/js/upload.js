@@ -9,7 +9,7 @@
   const maxBytes = Number(section.dataset.maxBytes);
   const csrf = section.querySelector("[name=csrfmiddlewaretoken]").value;
   const rows = new Map(); // contract id -> row element
-  const latest = new Map(); // contract id -> newest progress payload (may beat the upload reply)
+  const early = new Map(); // contract id -> progress pushed before the upload reply arrived
   const TERMINAL = new Set(["INGESTED", "NEEDS_PASSWORD", "NEEDS_OCR", "PARSE_FAILED", "TOO_LARGE", "UNSUPPORTED_TYPE"]);
   const LABELS = {
     QUEUED: "Queued", INGESTING: "Reading", INGESTED: "Ready", NEEDS_PASSWORD: "Needs password",
@@ -91,8 +91,10 @@
         return;
       }
       showContract(row, body);
-      const newer = latest.get(body.id);
-      if (newer) showContract(row, newer);
+      (early.get(body.id) || []).forEach((payload) => {
+        if (!TERMINAL.has(row.dataset.status || "")) showContract(row, payload);
+      });
+      early.delete(body.id);
     };
     xhr.send(form);
   }
@@ -119,8 +121,11 @@
 
   window.Clausewise.live.subscribe((event) => {
     if (event.type !== "document.progress") return;
-    latest.set(event.payload.contract_id, event.payload);
     const row = rows.get(event.payload.contract_id);
+    if (!row) {
+      const list = early.get(event.payload.contract_id) || [];
+      early.set(event.payload.contract_id, [...list, event.payload]);
+    }
     if (row && !TERMINAL.has(row.dataset.status || "")) showContract(row, event.payload);
     updateTable(event.payload);
   });
