@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import hashlib
 
-from reviewapp.accounts.models import Matter
+from reviewapp.accounts.models import Matter, Organisation
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage
 from reviewapp.contracts.segmentation import segment
+from reviewapp.rules.models import Playbook
+from reviewapp.rules.services import (
+    playbook_activate,
+    playbook_copy,
+    playbook_sync_defaults,
+    playbook_version_create,
+)
 
 
 def ingested_contract(*, matter: Matter, text: str, name: str = "contract.txt") -> Contract:
@@ -39,3 +46,13 @@ def ingested_contract(*, matter: Matter, text: str, name: str = "contract.txt") 
         for seg in segment(text)
     )
     return contract
+
+
+def active_playbook(*, organisation: Organisation, source: str, name: str = "strict") -> Playbook:
+    """The organisation's own playbook, active for new reviews, with exactly these rules."""
+    playbook_sync_defaults()
+    copy = playbook_copy(
+        playbook=Playbook.objects.get(name="commercial-en"), organisation=organisation, name=name
+    )
+    playbook_version_create(playbook=copy, source=source)
+    return playbook_activate(playbook=copy)

@@ -13,24 +13,13 @@ from reviewapp.accounts.models import Matter, Membership, Role
 from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.queue.models import QueueItem
-from reviewapp.rules.models import Playbook
-from reviewapp.rules.services import playbook_copy, playbook_sync_defaults, playbook_version_create
 from tests.e2e.test_upload_flow import sign_in
+from tests.factories import active_playbook
 from tests.processes import web_server
+from tests.queue.test_queue import STRICT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-STRICT = """
-name: strict
-version: "1"
-language: en
-rules:
-  - id: en.strict.mfn
-    category: Most Favored Nation
-    severity: critical
-    action: reject
-    patterns: ['most favou?red nation']
-"""
 CONTRACT = b"1. Pricing. Customer shall receive most favored nation pricing.\n"
 
 
@@ -53,15 +42,7 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
     matter = Matter.objects.get(name="Demo matter")
     second = type(matter.memberships.first().user).objects.create_user("lena", password="pw-lena")
     Membership.objects.create(user=second, matter=matter, role=Role.LAWYER)
-    playbook_sync_defaults()
-    copy = playbook_copy(
-        playbook=Playbook.objects.get(name="commercial-en"),
-        organisation=matter.organisation,
-        name="strict",
-    )
-    playbook_version_create(playbook=copy, source=STRICT)
-    copy.is_active = True
-    copy.save()
+    active_playbook(organisation=matter.organisation, source=STRICT)
     with web_server(tmp_path / "web.log") as url:
         pages = []
         for username, password in (("lawyer", passwords["lawyer"]), ("lena", "pw-lena")):

@@ -7,9 +7,7 @@ from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.queue.services import QueueConflict, queue_item_claim, queue_item_decide
 from reviewapp.reviews.models import ActorKind, ReviewStatus
 from reviewapp.reviews.services import passage_transition, review_scan
-from reviewapp.rules.models import Playbook
-from reviewapp.rules.services import playbook_copy, playbook_sync_defaults, playbook_version_create
-from tests.factories import ingested_contract
+from tests.factories import active_playbook, ingested_contract
 
 pytestmark = pytest.mark.django_db
 
@@ -50,15 +48,7 @@ def lawyers(make_user, matter):
 
 @pytest.fixture
 def review(matter):
-    playbook_sync_defaults()
-    copy = playbook_copy(
-        playbook=Playbook.objects.get(name="commercial-en"),
-        organisation=matter.organisation,
-        name="strict",
-    )
-    playbook_version_create(playbook=copy, source=STRICT)
-    copy.is_active = True
-    copy.save()
+    active_playbook(organisation=matter.organisation, source=STRICT)
     contract = ingested_contract(matter=matter, text=CONTRACT)
     return review_scan(contract_id=contract.pk, enqueue=False)
 

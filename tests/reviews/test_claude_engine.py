@@ -16,8 +16,7 @@ from reviewapp.reviews.models import (
     VerificationStatus,
 )
 from reviewapp.reviews.slots import SlotsBusy, model_call_slot
-from reviewapp.rules.models import Playbook
-from reviewapp.rules.services import playbook_copy, playbook_sync_defaults, playbook_version_create
+from tests.factories import active_playbook
 from tests.fakes.messages_server import (
     Fault,
     PlantedInstructionBrain,
@@ -175,15 +174,7 @@ rules:
 
 
 def test_model_cannot_clear_a_rule_rejection(claude, matter, django_capture_on_commit_callbacks):
-    playbook_sync_defaults()
-    copy = playbook_copy(
-        playbook=Playbook.objects.get(name="commercial-en"),
-        organisation=matter.organisation,
-        name="strict",
-    )
-    playbook_version_create(playbook=copy, source=STRICT)
-    copy.is_active = True
-    copy.save()
+    active_playbook(organisation=matter.organisation, source=STRICT)
     strict = CONTRACT + "\n7. Favoured terms. Licensee shall receive most favored nation pricing.\n"
     review = review_of(matter, django_capture_on_commit_callbacks, strict)
     rejected = review.contract.passages.get(state=PassageState.REJECTED)

@@ -9,9 +9,7 @@ from reviewapp.reviews.models import ActorKind, PassageTransition, ReviewStatus,
 from reviewapp.reviews.services import passage_transition, review_scan
 from reviewapp.reviews.snapshot import snapshot_get, snapshot_key
 from reviewapp.reviews.states import TransitionNotAllowed
-from reviewapp.rules.models import Playbook
-from reviewapp.rules.services import playbook_copy, playbook_sync_defaults, playbook_version_create
-from tests.factories import ingested_contract
+from tests.factories import active_playbook, ingested_contract
 
 pytestmark = pytest.mark.django_db
 
@@ -66,15 +64,7 @@ def test_scan_runs_once(matter):
 
 
 def _strict_playbook(organisation):
-    playbook_sync_defaults()
-    copy = playbook_copy(
-        playbook=Playbook.objects.get(name="commercial-en"),
-        organisation=organisation,
-        name="strict",
-    )
-    playbook_version_create(playbook=copy, source=REJECT_PLAYBOOK)
-    copy.is_active = True
-    copy.save()
+    active_playbook(organisation=organisation, source=REJECT_PLAYBOOK)
 
 
 def test_reject_rule_blocks_review_until_a_lawyer_decides(matter):
