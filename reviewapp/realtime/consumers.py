@@ -37,11 +37,7 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def event_message(self, message: dict[str, Any]) -> None:
         event = message["event"]
-        # Membership may have changed since connect: check again for every event.
-        allowed = await database_sync_to_async(user_can_access_matter)(
-            user=self.scope["user"], matter_id=event["matter_id"]
-        )
-        if allowed:
+        if await self._may_see(event["matter_id"]):
             await self.send_json({"type": "event", "event": event})
 
     async def session_closed(self, message: dict[str, Any]) -> None:
@@ -51,11 +47,14 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
     async def live_message(self, message: dict[str, Any]) -> None:
         """Ephemeral pushes (draft text as it streams): not stored, the final state is."""
         live = message["live"]
-        allowed = await database_sync_to_async(user_can_access_matter)(
-            user=self.scope["user"], matter_id=live["matter_id"]
-        )
-        if allowed:
+        if await self._may_see(live["matter_id"]):
             await self.send_json({"type": "live", "live": live})
+
+    async def _may_see(self, matter_id: int) -> bool:
+        # Membership may have changed since connect: check again for every message.
+        return await database_sync_to_async(user_can_access_matter)(
+            user=self.scope["user"], matter_id=matter_id
+        )
 
     @database_sync_to_async
     def _matter_ids(self, user: Any) -> list[int]:

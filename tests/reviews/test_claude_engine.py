@@ -22,6 +22,7 @@ from tests.fakes.messages_server import (
     PlantedInstructionBrain,
     running_server,
 )
+from tests.queue.test_queue import STRICT
 
 pytestmark = pytest.mark.django_db
 
@@ -152,25 +153,6 @@ def test_midstream_error_never_leaves_a_partial_draft_shown_as_complete(
     assert review.draft.status == DraftStatus.FAILED
     assert review.draft.text == ""
     assert review.draft.data == {}
-
-
-STRICT = """
-name: strict
-version: "1"
-language: en
-rules:
-  - id: en.strict.mfn
-    category: Most Favored Nation
-    severity: high
-    action: reject
-    patterns: ['most favou?red nation']
-  - id: en.strict.assignment
-    category: Anti-Assignment
-    severity: medium
-    action: verify
-    patterns: ['assign']
-    question: Is consent required?
-"""
 
 
 def test_model_cannot_clear_a_rule_rejection(claude, matter, django_capture_on_commit_callbacks):
