@@ -7,7 +7,6 @@ from reviewapp.accounts.api import MatterListView
 from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
-from reviewapp.queue import views as queue_views
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
 from reviewapp.rules import views as rules_views
@@ -66,9 +65,9 @@ urlpatterns = [
         rules_views.playbook_activate_view,
         name="playbook-activate",
     ),
-    path("queue/", queue_views.queue_page, name="queue"),
-    path("queue/<int:item_id>/claim/", queue_views.queue_claim, name="queue-claim"),
-    path("queue/<int:item_id>/decide/", queue_views.queue_decide, name="queue-decide"),
+    path("queue/", include("reviewapp.queue.urls")),
+    path("reports/", include("reviewapp.audit.reports.urls")),
+    path("", include("reviewapp.reviews.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),

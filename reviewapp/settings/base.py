@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "reviewapp.rules",
     "reviewapp.reviews",
     "reviewapp.queue",
+    "reviewapp.audit",
 ]
 
 MIDDLEWARE = [

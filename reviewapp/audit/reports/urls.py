@@ -1,0 +1,5 @@
+"""Admins' audit reports."""
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []
