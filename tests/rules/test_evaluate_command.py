@@ -31,3 +31,15 @@ def test_evaluate_playbook_explains_missing_labels(tmp_path):
 
     with pytest.raises(CommandError, match="labels.jsonl"):
         call_command("evaluate_playbook", str(tmp_path))
+
+
+def test_evaluate_playbook_works_before_the_database_is_migrated(tmp_path, capsys, monkeypatch):
+    from django.db import DatabaseError
+
+    from reviewapp.rules.models import Playbook
+
+    def no_table(*args, **kwargs):
+        raise DatabaseError("no such table: rules_playbook")
+
+    monkeypatch.setattr(Playbook.objects, "filter", no_table)
+    test_evaluate_playbook_on_a_small_labelled_folder(tmp_path, capsys)

@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
 from reviewapp.rules.evaluation import evaluate, format_table
 from reviewapp.rules.models import Playbook
@@ -40,11 +41,13 @@ class Command(BaseCommand):
         path = Path(name)
         if path.suffix in (".yaml", ".yml") and path.is_file():
             return path
-        playbook = Playbook.objects.filter(name=name).order_by("organisation_id").first()
-        if playbook is not None:
-            version = playbook.versions.order_by("-number").first()
-            if version is not None:
-                return playbook_compiled(version)
+        try:
+            playbook = Playbook.objects.filter(name=name).order_by("organisation_id").first()
+            version = playbook.versions.order_by("-number").first() if playbook else None
+        except DatabaseError:  # no database yet (not migrated): the shipped files still work
+            version = None
+        if version is not None:
+            return playbook_compiled(version)
         shipped = DEFAULTS_DIR / f"{name}.yaml"
         if shipped.is_file():
             return shipped
