@@ -12,6 +12,7 @@ BENCHMARKS = [
     "bench_segment.py",
     "bench_scan.py",
     "bench_model.py",
+    "bench_exports.py",
 ]
 
 

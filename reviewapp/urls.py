@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from reviewapp.accounts.api import MatterListView
@@ -9,6 +10,7 @@ from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
+from reviewapp.reviews.export_api import ReviewExportView
 from reviewapp.rules import views as rules_views
 from reviewapp.rules.api import PlaybookTestView
 
@@ -43,6 +45,11 @@ api_patterns = [
     path("reviews/<int:review_id>/state/", ReviewStateView.as_view(), name="api-review-state"),
     path("reviews/<int:review_id>/draft/", ReviewDraftView.as_view(), name="api-review-draft"),
     path(
+        "reviews/<int:review_id>/export.<str:fmt>",
+        ReviewExportView.as_view(),
+        name="api-review-export",
+    ),
+    path(
         "verifications/<int:verification_id>/",
         VerificationDetailView.as_view(),
         name="api-verification",
@@ -71,6 +78,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="jsi18n"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("api/", include(api_patterns)),

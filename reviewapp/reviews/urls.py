@@ -1,5 +1,15 @@
 """Review pages and downloads outside the JSON API."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from reviewapp.reviews import export_views
+
+urlpatterns: list[URLPattern] = [
+    path(
+        f"reviews/<int:review_id>/export.{fmt}",
+        export_views.review_export,
+        {"fmt": fmt},
+        name=f"review-export-{fmt}",
+    )
+    for fmt in ("docx", "json", "csv")
+]

@@ -1,0 +1,21 @@
+"""Review exports: a Word memo with anchored comments, JSON and CSV, from one export model.
+
+`selectors.review_export_model` reads a review once; `docx_memo`, `json_export` and
+`csv_export` each render that model to bytes. Views call `export_recorded` for every download.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reviewapp.reviews.models import Review
+
+EXPORT_FORMATS = ("docx", "json", "csv")
+
+
+def export_recorded(*, review: Review, user: Any, fmt: str) -> None:
+    """Record that `user` exported `review` as `fmt` ("docx", "json" or "csv").
+
+    Placeholder: the lead wires this to the audit log (reviewapp.audit.services.audit_record)
+    once that service lands. Every export view calls it once per successful download.
+    """

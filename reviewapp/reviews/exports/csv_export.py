@@ -1,0 +1,95 @@
+"""The CSV export: one row per issue, with a header row.
+
+Encoded as UTF-8 with a byte-order mark so that Excel opens Chinese text correctly. Any text
+cell that a spreadsheet would read as a formula (starting with = + - @, a tab or a carriage
+return) is prefixed with a single quote (CSV formula injection).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from reviewapp.reviews.exports.model import Issue, ReviewExport
+
+CONTENT_TYPE = "text/csv; charset=utf-8"
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+COLUMNS = [
+    "review_id",
+    "contract",
+    "passage",
+    "number",
+    "page",
+    "start",
+    "end",
+    "state",
+    "category",
+    "rule_id",
+    "severity",
+    "action",
+    "question",
+    "matched_text",
+    "verification_outcome",
+    "verification_reason",
+    "verified_by",
+    "rationale",
+    "quote",
+    "suggested_redline",
+    "counterparty_question",
+    "lawyer_status",
+    "lawyer_decision",
+    "decided_by",
+    "decided_at",
+    "lawyer_note",
+    "passage_text",
+]
+
+
+def csv_export_render(export: ReviewExport) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(COLUMNS)
+    for issue in export.issues:
+        writer.writerow([csv_safe(cell) for cell in _row(export, issue)])
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def csv_safe(value: object) -> object:
+    """Text cells that a spreadsheet would evaluate get a leading quote; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _row(export: ReviewExport, issue: Issue) -> list[object]:
+    passage, verification, lawyer = issue.passage, issue.verification, issue.lawyer
+    return [
+        export.review_id,
+        export.contract_name,
+        passage.index,
+        passage.number,
+        passage.page,
+        passage.start,
+        passage.end,
+        passage.state,
+        issue.category,
+        issue.rule_id,
+        issue.severity,
+        issue.action,
+        issue.question,
+        " … ".join(match.text for match in issue.matches),
+        verification.outcome if verification else "",
+        verification.reason if verification else "",
+        verification.verified_by if verification else "",
+        verification.rationale if verification else "",
+        verification.quote if verification else "",
+        verification.redline if verification else "",
+        verification.question if verification else "",
+        lawyer.status if lawyer else "",
+        lawyer.decision if lawyer else "",
+        lawyer.decided_by if lawyer else "",
+        lawyer.decided_at.isoformat() if lawyer and lawyer.decided_at else "",
+        lawyer.note if lawyer else "",
+        passage.text,
+    ]

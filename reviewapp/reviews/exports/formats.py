@@ -1,0 +1,33 @@
+"""The export formats: renderer, content type and file name of each."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from reviewapp.reviews.exports import csv_export, docx_memo, json_export
+from reviewapp.reviews.exports.model import ReviewExport
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    name: str
+    content_type: str
+    render: Callable[[ReviewExport], bytes]
+
+
+FORMATS = {
+    "docx": ExportFormat("docx", docx_memo.CONTENT_TYPE, docx_memo.docx_memo_render),
+    "json": ExportFormat("json", json_export.CONTENT_TYPE, json_export.json_export_render),
+    "csv": ExportFormat("csv", csv_export.CONTENT_TYPE, csv_export.csv_export_render),
+}
+
+_UNSAFE_IN_NAME = re.compile(r"[^\w.\- ]+")
+
+
+def export_filename(export: ReviewExport, fmt: str) -> str:
+    """`<contract name without extension>-review-<id>.<fmt>`; CJK names are kept."""
+    stem = _UNSAFE_IN_NAME.sub("_", PurePath(export.contract_name).stem).strip(" ._") or "contract"
+    return f"{stem[:80]}-review-{export.review_id}.{fmt}"

@@ -1,0 +1,225 @@
+"""One read-only model of a review that every export format renders.
+
+Built by `review_export_model` in a fixed number of queries, whatever the size of the review.
+An *issue* is one rule that fired on one passage; a passage several rules fired on carries
+several issues, which share the passage's state, verification and lawyer decision.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from reviewapp.contracts.models import PassageState
+from reviewapp.reviews.models import Engine, ReviewStatus
+
+UNSET = "—"
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class VerificationPart:
+    status: str
+    outcome: str
+    engine: str
+    model: str
+    risk: str
+    rationale: str
+    quote: str
+    redline: str
+    question: str
+    reason: str
+    completed_at: datetime | None
+
+    @property
+    def verified_by(self) -> str:
+        """Who settled the passage, in words (the `model` column holds an actor name)."""
+        return verifier_label(engine=self.engine, actor=self.model)
+
+
+@dataclass(frozen=True)
+class LawyerPart:
+    """The passage's latest queue item: open, claimed, or decided."""
+
+    status: str
+    decision: str
+    note: str
+    decided_by: str
+    decided_at: datetime | None
+    claimed_by: str
+
+
+@dataclass(frozen=True)
+class PassagePart:
+    pk: int
+    index: int
+    number: str
+    heading: str
+    page: int
+    start: int
+    end: int
+    state: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Issue:
+    passage: PassagePart
+    rule_id: str
+    category: str
+    severity: str
+    action: str
+    question: str
+    matches: tuple[Match, ...]
+    verification: VerificationPart | None
+    lawyer: LawyerPart | None
+
+
+@dataclass(frozen=True)
+class DraftPart:
+    engine: str
+    status: str
+    models: tuple[str, ...]
+    summary: str
+    key_facts: dict[str, Any]
+    issues: list[dict[str, Any]]
+    flags: list[dict[str, Any]]
+    error: str
+
+
+@dataclass(frozen=True)
+class ReviewExport:
+    review_id: int
+    status: str
+    engine: str
+    playbook_version: str
+    created_at: datetime
+    contract_id: int
+    contract_name: str
+    matter: str
+    organisation: str
+    language: str
+    contract_type: str
+    pages: int
+    state_counts: dict[str, int]
+    draft: DraftPart | None
+    issues: list[Issue]
+    generated_at: datetime = field(default_factory=timezone.now)
+
+    @property
+    def pending_count(self) -> int:
+        return self.state_counts.get(PassageState.PENDING, 0)
+
+    @property
+    def awaiting_lawyer_count(self) -> int:
+        """NEEDS_HUMAN_REVIEW passages, and REJECTED ones no lawyer has decided yet."""
+        undecided_rejections = sum(
+            1
+            for issue in self._first_issues
+            if issue.passage.state == PassageState.REJECTED and not _decided(issue)
+        )
+        return self.state_counts.get(PassageState.NEEDS_HUMAN_REVIEW, 0) + undecided_rejections
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status != ReviewStatus.COMPLETE or self.pending_count > 0
+
+    @property
+    def flagged_passages(self) -> list[PassagePart]:
+        return [issue.passage for issue in self._first_issues]
+
+    def issues_of(self, passage: PassagePart) -> list[Issue]:
+        return [issue for issue in self.issues if issue.passage.pk == passage.pk]
+
+    @property
+    def _first_issues(self) -> list[Issue]:
+        seen: set[int] = set()
+        first = []
+        for issue in self.issues:
+            if issue.passage.pk not in seen:
+                seen.add(issue.passage.pk)
+                first.append(issue)
+        return first
+
+    def engine_statements(self) -> dict[str, str]:
+        """Which engine produced each part: the draft, the verifications, the decisions."""
+        return {
+            "draft": draft_statement(self.draft),
+            "verification": verification_statement(self.issues),
+            "decisions": decision_statement(self.issues),
+        }
+
+
+def _decided(issue: Issue) -> bool:
+    return issue.lawyer is not None and issue.lawyer.status == "DONE"
+
+
+def verifier_label(*, engine: str, actor: str) -> str:
+    if not actor:
+        return "verification pending"
+    if actor == "rule":
+        return "no verifier: a rule sends this passage to a lawyer"
+    if actor == "system":
+        return "no verdict: the model could not be reached"
+    if actor == "offline" or engine == Engine.OFFLINE:
+        return "offline engine (no language model)"
+    return f"Claude {actor}"
+
+
+def draft_statement(draft: DraftPart | None) -> str:
+    if draft is None or draft.status != "COMPLETE":
+        status = draft.status.lower() if draft else "missing"
+        return f"No complete draft yet (draft {status})."
+    if draft.engine == Engine.OFFLINE:
+        return "Drafted by the offline engine: no language model was used."
+    models = ", ".join(draft.models) or "(model not recorded)"
+    return f"Drafted by Claude {models}."
+
+
+def verification_statement(issues: list[Issue]) -> str:
+    by_passage = {i.passage.pk: i.verification for i in issues if i.verification is not None}
+    if not by_passage:
+        return "No passage needed a verification."
+    counts = Counter(v.verified_by for v in by_passage.values())
+    parts = [f"{label}: {count}" for label, count in sorted(counts.items())]
+    return "Passages verified — " + "; ".join(parts) + "."
+
+
+def decision_statement(issues: list[Issue]) -> str:
+    by_passage = {i.passage.pk: i.lawyer for i in issues if i.lawyer and i.lawyer.status == "DONE"}
+    if not by_passage:
+        return "No lawyer decisions yet."
+    counts = Counter(lawyer.decided_by or UNSET for lawyer in by_passage.values())
+    parts = [f"{name}: {count}" for name, count in sorted(counts.items())]
+    return "Decided by lawyers — " + "; ".join(parts) + "."
+
+
+def lawyer_label(lawyer: LawyerPart | None) -> str:
+    if lawyer is None:
+        return UNSET
+    if lawyer.status == "DONE":
+        verb = "Accepted" if lawyer.decision == "accept" else "Rejected"
+        note = f": {lawyer.note}" if lawyer.note else ""
+        return f"{verb} by {lawyer.decided_by or UNSET}{note}"
+    if lawyer.status == "CLAIMED":
+        return f"Claimed by {lawyer.claimed_by or UNSET}, not decided yet"
+    return "Waiting for a lawyer"
+
+
+def verification_label(verification: VerificationPart | None) -> str:
+    if verification is None:
+        return UNSET
+    if not verification.outcome:
+        return "Verification pending"
+    reason = f" ({verification.reason})" if verification.reason else ""
+    return f"{verification.outcome}{reason}"
