@@ -184,12 +184,18 @@ def _human_verdict(verification: Verification) -> Verdict:
 
 
 def _offline(compiled: Any, verification: Verification) -> Verdict:
-    """reject_if of any firing rule rejects; confirm_if of every firing rule confirms."""
+    """reject_if of any firing rule rejects; confirm_if of every primary firing rule confirms.
+
+    Secondary rules (``only_with``) only add questions to a passage a primary rule routed, so
+    they never hold back a confirmation the routing rules agree on.
+    """
     text = verification.passage.text
+    rules = [compiled.compiled_rule(rule_id).rule for rule_id in verification.rule_ids]
     verdicts = [offline_verdict(compiled, rule_id, text) for rule_id in verification.rule_ids]
-    rule = compiled.compiled_rule(verification.rule_ids[0]).rule
+    primary = [v for v, r in zip(verdicts, rules, strict=True) if not r.only_with] or verdicts
+    rule = next((r for r in rules if not r.only_with), rules[0])
     rejected = next((v for v in verdicts if v and v.state == PassageState.REJECTED), None)
-    confirmed = all(v and v.state == PassageState.CONFIRMED for v in verdicts)
+    confirmed = all(v and v.state == PassageState.CONFIRMED for v in primary)
     settled = rejected or (verdicts[0] if confirmed else None)
     return Verdict(
         passage_index=verification.passage.index,

@@ -12,6 +12,7 @@ from reviewapp.rules.engine import (
     compile_playbook,
     extract_facts,
     load_playbook,
+    offline_verdict,
     passage_states,
     scan,
 )
@@ -329,3 +330,116 @@ def test_a_passage_routed_for_one_category_also_asks_about_the_others(compiled):
     )
     fired = categories_fired(compiled, text)
     assert {"Revenue/Profit Sharing", "Post-Termination Services"} <= fired
+
+
+OFFLINE_VERDICTS = [  # (rule id, passage, offline verdict: CONFIRMED, REJECTED or None = a lawyer)
+    (
+        "en.cap-on-liability.terms",
+        "Each party's aggregate liability under this Agreement shall not exceed the fees paid by "
+        "Customer in the twelve (12) months preceding the claim.",
+        "CONFIRMED",
+    ),
+    (
+        "en.cap-on-liability.terms",
+        "Supplier's total liability shall be limited to $500,000.",
+        "CONFIRMED",
+    ),
+    (
+        "en.cap-on-liability.terms",
+        "Supplier shall have unlimited liability for any breach of this Agreement.",
+        "REJECTED",
+    ),
+    (
+        "en.cap-on-liability.terms",
+        "There shall be no limit on Supplier's aggregate liability for losses caused by the "
+        "Products.",
+        "REJECTED",
+    ),
+    (
+        "en.cap-on-liability.terms",
+        "In no event shall either party be liable for indirect or consequential damages.",
+        None,
+    ),
+    (
+        "en.anti-assignment.terms",
+        "Neither party may assign this Agreement without the prior written consent of the other "
+        "party, such consent not to be unreasonably withheld, conditioned or delayed.",
+        "CONFIRMED",
+    ),
+    (
+        "en.anti-assignment.terms",
+        "Either party may assign this Agreement without the other party's consent to an "
+        "Affiliate or to a successor to all of its business.",
+        "CONFIRMED",
+    ),
+    (
+        "en.anti-assignment.terms",
+        "Distributor shall not assign this Agreement without the prior written consent of "
+        "Supplier, which Supplier may withhold in its sole discretion.",
+        None,
+    ),
+    (
+        "en.audit-rights.terms",
+        "Licensor may audit Licensee's books and records not more than once in any calendar year, "
+        "upon thirty (30) days' prior written notice.",
+        "CONFIRMED",
+    ),
+    (
+        "en.audit-rights.terms",
+        "Licensor may inspect Licensee's books and records at any time.",
+        None,
+    ),
+    (
+        "en.non-compete.terms",
+        "Consultant shall not compete with the Company in any business anywhere in the world.",
+        "REJECTED",
+    ),
+    (
+        "en.non-compete.terms",
+        "During the Term, Distributor shall not sell competing products in the Territory.",
+        None,
+    ),
+    (
+        "en.non-compete.terms",
+        "Recipient may not disclose the Data to any competitor of the Company worldwide.",
+        None,
+    ),
+    (
+        "en.insurance.terms",
+        "Supplier shall maintain commercial general liability insurance with limits of not less "
+        "than $2,000,000 per occurrence and $5,000,000 in the aggregate.",
+        "CONFIRMED",
+    ),
+    (
+        "en.insurance.terms",
+        "Supplier shall maintain adequate insurance.",
+        None,
+    ),
+    (
+        "en.warranty-duration.terms",
+        "Manufacturer warrants that the Products will be free from defects in materials and "
+        "workmanship for a period of twelve (12) months from delivery.",
+        "CONFIRMED",
+    ),
+    (
+        "en.warranty-duration.terms",
+        "Manufacturer warrants that the Products will be free from defects for a period of ninety "
+        "(90) days from delivery.",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "text", "expected"),
+    OFFLINE_VERDICTS,
+    ids=[f"{rule_id}-{i}" for i, (rule_id, _t, _e) in enumerate(OFFLINE_VERDICTS)],
+)
+def test_offline_engine_settles_passages_a_lawyer_would_settle_from_the_wording(
+    compiled, rule_id, text, expected
+):
+    assert compiled.compiled_rule(rule_id).rule.category in categories_fired(compiled, text)
+    verdict = offline_verdict(compiled, rule_id, text)
+    assert (verdict.state if verdict else None) == expected
+    if verdict:
+        assert verdict.quote in text
