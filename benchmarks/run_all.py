@@ -12,7 +12,10 @@ BENCHMARKS = [
     "bench_segment.py",
     "bench_scan.py",
     "bench_model.py",
+    "bench_sockets.py",
     "bench_exports.py",
+    "bench_reports.py",
+    "bench_audit_verify.py",
 ]
 
 

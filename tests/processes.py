@@ -73,8 +73,8 @@ def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes
 
 
 @contextmanager
-def web_server(log_path: Path) -> Iterator[str]:
-    port = free_port()
+def web_server(log_path: Path, port: int | None = None) -> Iterator[str]:
+    port = port or free_port()  # a fixed port lets a test restart the server under a page
     command = [
         sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
         "--port", str(port), "--ws", "websockets", "--lifespan", "off",

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Organisation(models.Model):
@@ -28,9 +29,9 @@ class Matter(models.Model):
 
 
 class Role(models.TextChoices):
-    REVIEWER = "reviewer", "Reviewer"
-    LAWYER = "lawyer", "Lawyer"
-    ADMIN = "admin", "Admin"
+    REVIEWER = "reviewer", _("Reviewer")
+    LAWYER = "lawyer", _("Lawyer")
+    ADMIN = "admin", _("Admin")
 
 
 class Membership(models.Model):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.http import FileResponse, Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -124,13 +125,24 @@ class ContractPasswordView(APIView):
         return Response(ContractSerializer(contract).data, status=202)
 
 
+INLINE_TYPES = {"pdf": "application/pdf"}  # only what the browser shows safely (pdf.js)
+
+
 class ContractDownloadView(APIView):
-    @extend_schema(summary="Download the original file", responses={(200, "*/*"): bytes})
+    @extend_schema(
+        summary="Download the original file",
+        description="`?inline=1` serves a PDF inline as `application/pdf` (for the page's "
+        "viewer); other types are always attachments.",
+        parameters=[OpenApiParameter("inline", OpenApiTypes.BOOL, default=False)],
+        responses={(200, "*/*"): bytes},
+    )
     def get(self, request: Request, contract_id: int) -> FileResponse:
         contract = _contract_or_404(request, contract_id)
+        inline_type = INLINE_TYPES.get(contract.kind)
+        inline = request.query_params.get("inline") == "1" and inline_type is not None
         return FileResponse(
             contract.file.open("rb"),
-            as_attachment=True,
+            as_attachment=not inline,
             filename=contract.original_name,
-            content_type="application/octet-stream",
+            content_type=inline_type if inline else "application/octet-stream",
         )

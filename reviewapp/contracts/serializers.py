@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from rest_framework import serializers
 
 from reviewapp.contracts.models import Contract, Passage
@@ -60,7 +61,7 @@ class ContractSerializer(serializers.ModelSerializer):
     def get_error(self, contract: Contract) -> dict[str, str] | None:
         if not contract.error_code:
             return None
-        return {"code": contract.error_code, "message": contract.error_message}
+        return {"code": contract.error_code, "message": gettext(contract.error_message)}
 
     def get_url(self, contract: Contract) -> str:
         return f"/contracts/{contract.pk}/"

@@ -14,8 +14,10 @@ from django.core.cache import cache
 from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from reviewapp.accounts.models import Matter
+from reviewapp.audit.recorders import audit_contract_upload
 from reviewapp.contracts.extraction import (
     ExtractedDocument,
     ExtractionError,
@@ -100,6 +102,7 @@ def contract_upload(
     try:
         with transaction.atomic():
             contract.save()
+            audit_contract_upload(contract=contract)
             _publish_progress(contract)
             if enqueue:
                 transaction.on_commit(lambda: _enqueue_ingest(contract.pk))
@@ -122,7 +125,7 @@ def contract_retry_with_password(*, contract: Contract, password: str) -> Contra
     """Queue a password-protected PDF again; the password lives briefly in the cache only."""
     if contract.status != DocumentStatus.NEEDS_PASSWORD:
         raise UploadRejected(
-            code="NOT_WAITING", message="This document is not waiting for a password."
+            code="NOT_WAITING", message=gettext("This document is not waiting for a password.")
         )
     cache.set(_password_key(contract.pk), password, PASSWORD_CACHE_SECONDS)
     with transaction.atomic():

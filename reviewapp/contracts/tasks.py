@@ -4,6 +4,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import OperationalError
+from django.utils.translation import gettext_noop as N_
 
 from reviewapp.contracts.models import DocumentStatus
 from reviewapp.contracts.services import (
@@ -12,7 +13,7 @@ from reviewapp.contracts.services import (
     contracts_requeue_stalled,
 )
 
-TOO_SLOW = "Reading this document took longer than the time allowed; it may be damaged."
+TOO_SLOW = N_("Reading this document took longer than the time allowed; it may be damaged.")
 
 
 @shared_task(

@@ -6,14 +6,14 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext
 
 from reviewapp.accounts.selectors import matter_get_for_user, matter_list_for_user
-from reviewapp.contracts.selectors import (
-    contract_get_for_user,
-    contract_list_for_user,
-    passage_list,
-)
-from reviewapp.reviews.selectors import review_for_contract, verifications_by_passage
+from reviewapp.contracts.models import PassageState
+from reviewapp.contracts.review_page import last_event_seq, review_page_build
+from reviewapp.contracts.selectors import contract_get_for_user, contract_list_for_user
+from reviewapp.reviews.models import DraftStatus, ReviewStatus
+from reviewapp.reviews.selectors import review_for_contract
 
 
 @login_required
@@ -42,15 +42,47 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     contract = contract_get_for_user(user=request.user, contract_id=contract_id)
     if contract is None:
         raise Http404("No such contract.")
+    seq = last_event_seq()
     review = review_for_contract(contract=contract)
-    verifications = verifications_by_passage(review=review) if review else {}
-    passages = list(passage_list(contract=contract))
-    for passage in passages:
-        passage.verification_row = verifications.get(passage.pk)  # type: ignore[attr-defined]
+    page = review_page_build(contract=contract, review=review)
     context = {
         "contract": contract,
-        "passages": passages,
+        "passages": page.passages,
+        "state_counts": [
+            (state, label, page.counts[state]) for state, label in PassageState.choices
+        ],
+        "categories": page.categories,
+        "severities": page.severities,
+        "viewer": page.viewer,
         "review": review,
         "draft": getattr(review, "draft", None) if review else None,
+        "last_event_seq": seq,
+        "labels": _labels(),
     }
     return render(request, "contracts/contract.html", context)
+
+
+def _labels() -> dict[str, object]:
+    """The page script's words, in the reader's language."""
+    return {
+        "states": dict(PassageState.choices),
+        "reviewStatuses": dict(ReviewStatus.choices),
+        "draftStatuses": dict(DraftStatus.choices),
+        "checkedByClaude": gettext("Checked by Claude"),
+        "checkedOffline": gettext("Checked by the offline engine"),
+        "suggestedWording": gettext("Suggested wording"),
+        "askCounterparty": gettext("Ask the counterparty"),
+        "acceptedBy": gettext("Lawyer decision: accepted by %(who)s"),
+        "rejectedBy": gettext("Lawyer decision: rejected by %(who)s"),
+        "claimedBy": gettext("Claimed by %(who)s"),
+        "waiting": gettext("Waiting for a lawyer"),
+        "visible": gettext("%(shown)s of %(total)s passages shown"),
+        "passage": gettext("Passage"),
+        "risk": gettext("Risk"),
+        "issue": gettext("Issue"),
+        "recommendation": gettext("Recommendation"),
+        "pdfFailed": gettext("The PDF could not be shown: %(error)s"),
+        "notLocated": gettext("Passage %(index)s is on this page (its exact place was not found)"),
+        "page": gettext("Page %(page)s"),
+        "passwordFailed": gettext("The password could not be sent."),
+    }

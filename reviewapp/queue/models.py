@@ -56,3 +56,50 @@ class QueueItem(models.Model):
 
     def __str__(self) -> str:
         return f"Queue item {self.pk} ({self.status})"
+
+
+class QueueComment(models.Model):
+    """A lawyer's comment on an item; the lawyers it @mentions are handed the item."""
+
+    item = models.ForeignKey(QueueItem, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    body = models.TextField()
+    mentions = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"Comment {self.pk} on item {self.item_id}"
+
+
+class HistoryAction(models.TextChoices):
+    OPENED = "opened", "Opened"
+    CLAIMED = "claimed", "Claimed"
+    HANDED_OVER = "handed_over", "Handed over"
+    MENTIONED = "mentioned", "Mentioned"
+    DECIDED = "decided", "Decided"
+    NOTE_EDITED = "note_edited", "Note changed"
+    ESCALATED = "escalated", "Escalated"
+
+
+class QueueHistory(models.Model):
+    """What happened to an item, in order, as the lawyers see it on the queue page."""
+
+    item = models.ForeignKey(QueueItem, on_delete=models.CASCADE, related_name="history")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=16, choices=HistoryAction.choices)
+    detail = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "queue history"
+
+    def __str__(self) -> str:
+        return f"{self.action} on item {self.item_id}"

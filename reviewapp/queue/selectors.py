@@ -3,11 +3,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.utils import timezone
 
 from reviewapp.accounts.models import Membership
 from reviewapp.accounts.selectors import AnyUser
 from reviewapp.contracts.models import Passage
-from reviewapp.queue.models import ItemStatus, QueueItem
+from reviewapp.queue.models import ItemStatus, QueueComment, QueueItem
 from reviewapp.queue.services import DECIDERS, SEVERITY_RANK
 from reviewapp.reviews.models import RuleFiring, Verification
 
@@ -31,22 +32,75 @@ def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:
     )
 
 
+def queue_item_for_user(*, user: AnyUser, item_id: int) -> QueueItem | None:
+    """One open or claimed item, if the user decides in its matter (else None)."""
+    return queue_items_for_user(user=user).filter(pk=item_id).first()
+
+
+def queue_items_decided_by(*, user: AnyUser, limit: int = 20) -> QuerySet[QueueItem]:
+    """The user's latest decisions, whose notes they may still change."""
+    if not user.is_authenticated:
+        return QueueItem.objects.none()
+    matters = Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
+    return (
+        QueueItem.objects.filter(matter__in=matters, status=ItemStatus.DONE, decided_by=user)
+        .select_related("passage__contract")
+        .order_by("-decided_at", "-pk")[:limit]
+    )
+
+
 def queue_item_context(item: QueueItem) -> dict[str, Any]:
-    """What a lawyer needs to decide: neighbours, the rules and why they fired, the verifier."""
+    """What a lawyer needs to decide: neighbours, the rules and why they fired, the verifier,
+    the comments and the item's history."""
     passage = item.passage
-    neighbours = Passage.objects.filter(
-        contract_id=passage.contract_id, index__in=[passage.index - 1, passage.index + 1]
-    ).order_by("index")
-    text = passage.contract.text
-    firings = [
-        {
-            "rule_id": firing.rule_id,
-            "category": firing.category,
-            "action": firing.action,
-            "severity": firing.severity,
-            "match": text[firing.match_start : firing.match_end][:200],
-        }
-        for firing in RuleFiring.objects.filter(passage=passage)
-    ]
-    verification = Verification.objects.filter(passage=passage).first()
-    return {"item": item, "neighbours": list(neighbours), "firings": firings, "v": verification}
+    neighbours = list(
+        Passage.objects.filter(
+            contract_id=passage.contract_id, index__in=[passage.index - 1, passage.index + 1]
+        ).order_by("index")
+    )
+    firings = list(RuleFiring.objects.filter(passage=passage))
+    comments = QueueComment.objects.filter(item=item).select_related("author")
+    return {
+        "item": item,
+        "before": [n for n in neighbours if n.index < passage.index],
+        "after": [n for n in neighbours if n.index > passage.index],
+        "segments": passage_segments(passage, [(f.match_start, f.match_end) for f in firings]),
+        "firings": [_firing(firing, passage) for firing in firings],
+        "v": Verification.objects.filter(passage=passage).first(),
+        "comments": comments.prefetch_related("mentions"),
+        "history": item.history.select_related("actor"),
+        "overdue": item.status != ItemStatus.DONE and item.due_at < timezone.now(),
+    }
+
+
+def passage_segments(passage: Passage, spans: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """The passage's text cut into plain and matched pieces (spans are contract offsets)."""
+    text = passage.text
+    inside = sorted(
+        (max(start - passage.start, 0), min(end - passage.start, len(text)))
+        for start, end in spans
+        if end > passage.start and start < passage.start + len(text)
+    )
+    segments: list[dict[str, Any]] = []
+    cursor = 0
+    for start, end in inside:
+        if end <= cursor:
+            continue
+        start = max(start, cursor)
+        if start > cursor:
+            segments.append({"text": text[cursor:start], "hit": False})
+        segments.append({"text": text[start:end], "hit": True})
+        cursor = end
+    if cursor < len(text):
+        segments.append({"text": text[cursor:], "hit": False})
+    return segments
+
+
+def _firing(firing: RuleFiring, passage: Passage) -> dict[str, Any]:
+    return {
+        "rule_id": firing.rule_id,
+        "category": firing.category,
+        "action": firing.action,
+        "severity": firing.severity,
+        "match": passage.contract.text[firing.match_start : firing.match_end][:200],
+    }

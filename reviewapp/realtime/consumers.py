@@ -2,13 +2,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from reviewapp.accounts.selectors import matter_list_for_user, user_can_access_matter
+from reviewapp.accounts.selectors import matter_list_for_user
+from reviewapp.audit.recorders import audit_websocket_refusal
 from reviewapp.realtime.events import matter_group, user_group
+from reviewapp.realtime.membership import membership_exists
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
 
 
 class EventsConsumer(AsyncJsonWebsocketConsumer):
@@ -19,6 +23,9 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
+            await database_sync_to_async(audit_websocket_refusal)(
+                scope=self.scope, code=CLOSE_UNAUTHENTICATED
+            )
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.groups = [matter_group(pk) for pk in await self._matter_ids(user)]
@@ -26,6 +33,15 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         for group in self.groups:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels' own dispatch first closes stale database connections, a hop to the single
+        # database thread for every message, which made a 200-socket fan-out queue up. Here the
+        # database is only reached through database_sync_to_async, which closes them itself.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups", []):
@@ -39,6 +55,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         event = message["event"]
         if await self._may_see(event["matter_id"]):
             await self.send_json({"type": "event", "event": event})
+        else:  # subscribed at connect, no longer a member: a reconnect derives the groups again
+            await self.close(code=CLOSE_FORBIDDEN)
 
     async def session_closed(self, message: dict[str, Any]) -> None:
         """The user signed out or lost a membership: this socket may not stay open."""
@@ -50,11 +68,15 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         if await self._may_see(live["matter_id"]):
             await self.send_json({"type": "live", "live": live})
 
+    async def user_notice(self, message: dict[str, Any]) -> None:
+        """A notice for this user only (an @mention); sent as a ``live`` message."""
+        notice = message["notice"]
+        if notice["user_id"] == self.scope["user"].pk and await self._may_see(notice["matter_id"]):
+            await self.send_json({"type": "live", "live": notice})
+
     async def _may_see(self, matter_id: int) -> bool:
         # Membership may have changed since connect: check again for every message.
-        return await database_sync_to_async(user_can_access_matter)(
-            user=self.scope["user"], matter_id=matter_id
-        )
+        return await membership_exists(user_id=self.scope["user"].pk, matter_id=matter_id)
 
     @database_sync_to_async
     def _matter_ids(self, user: Any) -> list[int]:

@@ -76,3 +76,26 @@ def _push(message: EventMessage) -> None:
         )
     except Exception:  # a lost push is recovered by the client's catch-up read
         logger.warning("could not push event %s", message["seq"], exc_info=True)
+
+
+def user_notice_push(*, user_id: int, matter_id: int, type: str, payload: dict[str, Any]) -> None:
+    """A notice for one user only (an @mention), pushed to the user's own group after commit.
+
+    Not stored: the stored event that goes with it (e.g. ``queue.comment.added``) is what a
+    reconnecting client reads. It reaches the page as a ``live`` message.
+    """
+    notice = {"user_id": user_id, "matter_id": matter_id, "type": type, "payload": payload}
+    message = {"type": "user.notice", "notice": notice}
+    transaction.on_commit(lambda: _send_to_group(user_group(user_id), message))
+
+
+def _send_to_group(group: str, message: dict[str, Any]) -> None:
+    if not settings.REDIS_URL:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # a lost notice is recovered from the stored event it goes with
+        logger.warning("could not push a notice to %s", group, exc_info=True)

@@ -1,15 +1,16 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.rules.models import PlaybookVersion
 
 
 class ReviewStatus(models.TextChoices):
-    IN_REVIEW = "IN_REVIEW", "In review"
-    BLOCKED = "BLOCKED", "Blocked"
-    COMPLETE = "COMPLETE", "Complete"
+    IN_REVIEW = "IN_REVIEW", _("In review")
+    BLOCKED = "BLOCKED", _("Blocked")
+    COMPLETE = "COMPLETE", _("Complete")
 
 
 class Review(models.Model):
@@ -25,6 +26,14 @@ class Review(models.Model):
     scan_ms = models.FloatField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # When the review last became COMPLETE (turnaround in the admins' reports).
+    completed_at = models.DateTimeField(null=True, blank=True)
+    # Set by the scan, never changed: the reports add these up instead of reading every passage.
+    passage_count = models.PositiveIntegerField(default=0)
+    char_count = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"], name="review_created_at_idx")]
 
     def __str__(self) -> str:
         return f"Review {self.pk} of {self.contract}"
@@ -42,6 +51,13 @@ class RuleFiring(models.Model):
     severity = models.CharField(max_length=10)
     match_start = models.PositiveIntegerField()
     match_end = models.PositiveIntegerField()
+    # Copies of the passage's current state and length, kept in step by the scan and
+    # passage_transition, so the admins' reports count how each rule's hits ended without
+    # joining a million passages.
+    passage_state = models.CharField(max_length=24, blank=True, default="")
+    passage_chars = models.PositiveIntegerField(default=0)
+    # True on one firing per flagged passage (its first), so passages are counted without DISTINCT.
+    passage_first = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["passage_id", "rule_id"]
@@ -55,11 +71,11 @@ class RuleFiring(models.Model):
 
 
 class ActorKind(models.TextChoices):
-    RULE = "rule", "Trigger rule"
-    MODEL = "model", "Model"
-    ENGINE = "engine", "Offline engine"
-    USER = "user", "User"
-    SYSTEM = "system", "System"
+    RULE = "rule", _("Trigger rule")
+    MODEL = "model", _("Model")
+    ENGINE = "engine", _("Offline engine")
+    USER = "user", _("User")
+    SYSTEM = "system", _("System")
 
 
 class PassageTransition(models.Model):
@@ -84,15 +100,15 @@ class PassageTransition(models.Model):
 
 
 class Engine(models.TextChoices):
-    OFFLINE = "offline", "Offline (no language model)"
-    ANTHROPIC = "anthropic", "Claude"
+    OFFLINE = "offline", _("Offline (no language model)")
+    ANTHROPIC = "anthropic", _("Claude")
 
 
 class DraftStatus(models.TextChoices):
-    QUEUED = "QUEUED", "Queued"
-    STREAMING = "STREAMING", "Streaming"
-    COMPLETE = "COMPLETE", "Complete"
-    FAILED = "FAILED", "Failed"
+    QUEUED = "QUEUED", _("Queued")
+    STREAMING = "STREAMING", _("Streaming")
+    COMPLETE = "COMPLETE", _("Complete")
+    FAILED = "FAILED", _("Failed")
 
 
 class Draft(models.Model):
@@ -114,8 +130,8 @@ class Draft(models.Model):
 
 
 class VerificationStatus(models.TextChoices):
-    QUEUED = "QUEUED", "Queued"
-    DONE = "DONE", "Done"
+    QUEUED = "QUEUED", _("Queued")
+    DONE = "DONE", _("Done")
 
 
 class Verification(models.Model):

@@ -7,7 +7,9 @@ from collections import defaultdict
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
+from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.models import (
@@ -65,10 +67,14 @@ def review_scan(
         Contract.objects.select_for_update().get(pk=contract.pk)
         if Review.objects.filter(contract=contract).exists():
             return Review.objects.get(contract=contract)
+        status = review_status_for(list(states))
         review = Review.objects.create(
             contract=contract,
             playbook_version=version,
-            status=review_status_for(list(states)),
+            status=status,
+            completed_at=timezone.now() if status == ReviewStatus.COMPLETE else None,
+            passage_count=len(passages),
+            char_count=sum(passage.end - passage.start for passage in passages),
             scan_ms=scan_ms,
             engine=engine or settings.REVIEW_ENGINE,
         )
@@ -104,8 +110,14 @@ def review_refresh_status(*, review: Review) -> Review:
         status = ReviewStatus.COMPLETE
     if status != review.status:
         review.status = status
-        review.save(update_fields=["status", "updated_at"])
+        review.completed_at = timezone.now() if status == ReviewStatus.COMPLETE else None
+        review.save(update_fields=["status", "completed_at", "updated_at"])
         transaction.on_commit(lambda: snapshot_refresh(review))
+        event_publish(
+            matter_id=review.contract.matter_id,
+            type="review.status",
+            payload={"contract_id": review.contract_id, "review_id": review.pk, "status": status},
+        )
     return review
 
 
@@ -131,6 +143,9 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
             severity=hit.severity,
             match_start=hit.match_start,
             match_end=hit.match_end,
+            passage_state=states[hit.segment_index],
+            passage_chars=passages[hit.segment_index].end - passages[hit.segment_index].start,
+            passage_first=hit is by_passage[hit.segment_index][0],
         )
         for hit in hits
     )
@@ -152,6 +167,7 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
         )
     Passage.objects.bulk_update(passages, ["state"], batch_size=500)
     PassageTransition.objects.bulk_create(transitions, batch_size=500)
+    audit_passage_transitions(transitions=transitions)
 
 
 def passage_transition(
@@ -162,7 +178,7 @@ def passage_transition(
         passage = Passage.objects.select_for_update().get(pk=passage_id)
         review = Review.objects.select_for_update().get(contract_id=passage.contract_id)
         check_transition(passage.state, to_state, actor_kind, reason)
-        PassageTransition.objects.create(
+        transition = PassageTransition.objects.create(
             passage=passage,
             review=review,
             from_state=passage.state,
@@ -173,6 +189,8 @@ def passage_transition(
         )
         passage.state = to_state
         passage.save(update_fields=["state"])
+        RuleFiring.objects.filter(passage_id=passage.pk).update(passage_state=to_state)
+        audit_passage_transitions(transitions=[transition])
         if to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
             _open_queue_item(passage, review, reason)
         review_refresh_status(review=review)

@@ -9,8 +9,11 @@ from typing import Any
 
 import yaml
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from reviewapp.accounts.models import Organisation
+from reviewapp.audit.models import AuditAction
+from reviewapp.audit.recorders import audit_playbook_change
 from reviewapp.contracts.segmentation import segment
 from reviewapp.rules.engine import (
     CompiledPlaybook,
@@ -43,9 +46,9 @@ def playbook_parse(source: str, *, label: str | None = None) -> EnginePlaybook:
     try:
         data = yaml.safe_load(source)
     except yaml.YAMLError as error:
-        raise PlaybookInvalid([f"Not valid YAML: {error}"]) from error
+        raise PlaybookInvalid([_("Not valid YAML: %(error)s") % {"error": error}]) from error
     if not isinstance(data, dict):
-        raise PlaybookInvalid(["A playbook is a YAML mapping with name, language and rules."])
+        raise PlaybookInvalid([_("A playbook is a YAML mapping with name, language and rules.")])
     if label:
         data = {**data, "version": label}
     try:
@@ -136,18 +139,27 @@ def playbook_version_create(
 ) -> PlaybookVersion:
     """Save an edit as a new version, after linting every rule."""
     if playbook.is_default:
-        raise PlaybookInvalid(["Shipped playbooks cannot be edited: make a copy first."])
+        raise PlaybookInvalid([_("Shipped playbooks cannot be edited: make a copy first.")])
     parsed = playbook_parse(source)
     latest = Playbook.objects.select_for_update().get(pk=playbook.pk).versions.first()
     if parsed.language != playbook.language:
-        raise PlaybookInvalid([f"The language must stay {playbook.language!r}."])
-    return PlaybookVersion.objects.create(
+        raise PlaybookInvalid(
+            [_("The language must stay %(language)r.") % {"language": playbook.language}]
+        )
+    version = PlaybookVersion.objects.create(
         playbook=playbook,
         number=(latest.number if latest else 0) + 1,
         source=source,
         created_by=created_by,
         note=note[:300],
     )
+    audit_playbook_change(
+        action=AuditAction.PLAYBOOK_VERSION_CREATED,
+        playbook=playbook,
+        version=version,
+        user=created_by,
+    )
+    return version
 
 
 @transaction.atomic
@@ -156,15 +168,20 @@ def playbook_copy(
 ) -> Playbook:
     latest = playbook.versions.order_by("-number").first()
     if latest is None:
-        raise PlaybookInvalid(["This playbook has no version to copy."])
+        raise PlaybookInvalid([_("This playbook has no version to copy.")])
     if Playbook.objects.filter(organisation=organisation, name=name).exists():
-        raise PlaybookInvalid([f"Your organisation already has a playbook named {name!r}."])
+        raise PlaybookInvalid(
+            [_("Your organisation already has a playbook named %(name)r.") % {"name": name}]
+        )
     copy = Playbook.objects.create(
         organisation=organisation, name=name, language=playbook.language, copied_from=playbook
     )
     source = _renamed(latest.source, name)
-    PlaybookVersion.objects.create(
+    version = PlaybookVersion.objects.create(
         playbook=copy, number=1, source=source, created_by=created_by, note=f"Copy of {latest}"
+    )
+    audit_playbook_change(
+        action=AuditAction.PLAYBOOK_COPIED, playbook=copy, version=version, user=created_by
     )
     return copy
 
@@ -179,14 +196,17 @@ def _renamed(source: str, name: str) -> str:
 
 
 @transaction.atomic
-def playbook_activate(*, playbook: Playbook) -> Playbook:
+def playbook_activate(*, playbook: Playbook, activated_by: Any = None) -> Playbook:
     if playbook.organisation_id is None:
-        raise PlaybookInvalid(["Shipped playbooks are used when no copy is active."])
+        raise PlaybookInvalid([_("Shipped playbooks are used when no copy is active.")])
     Playbook.objects.filter(
         organisation_id=playbook.organisation_id, language=playbook.language
     ).update(is_active=False)
     Playbook.objects.filter(pk=playbook.pk).update(is_active=True)
     playbook.refresh_from_db()
+    audit_playbook_change(
+        action=AuditAction.PLAYBOOK_ACTIVATED, playbook=playbook, user=activated_by
+    )
     return playbook
 
 

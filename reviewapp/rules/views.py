@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from reviewapp.rules.models import Playbook
@@ -76,7 +77,9 @@ def playbook_edit(request: HttpRequest, playbook_id: int) -> HttpResponse:
         except PlaybookInvalid as invalid:
             problems = invalid.problems
         else:
-            messages.success(request, f"Saved as version {version.number}.")
+            messages.success(
+                request, _("Saved as version %(number)s.") % {"number": version.number}
+            )
             return redirect("playbook", playbook_id=playbook.pk)
     context = {"playbook": playbook, "source": source, "problems": problems}
     return render(request, "rules/playbook_edit.html", context, status=400 if problems else 200)
@@ -97,7 +100,9 @@ def playbook_copy_view(request: HttpRequest, playbook_id: int) -> HttpResponse:
     except PlaybookInvalid as invalid:
         messages.error(request, str(invalid))
         return redirect("playbook", playbook_id=playbook.pk)
-    messages.success(request, f"Copied as {copy.name}. Edit it, then make it active.")
+    messages.success(
+        request, _("Copied as %(name)s. Edit it, then make it active.") % {"name": copy.name}
+    )
     return redirect("playbook", playbook_id=copy.pk)
 
 
@@ -106,9 +111,13 @@ def playbook_copy_view(request: HttpRequest, playbook_id: int) -> HttpResponse:
 def playbook_activate_view(request: HttpRequest, playbook_id: int) -> HttpResponse:
     playbook = _admin_playbook(request, playbook_id)
     try:
-        playbook_activate(playbook=playbook)
+        playbook_activate(playbook=playbook, activated_by=request.user)
     except PlaybookInvalid as invalid:
         messages.error(request, str(invalid))
     else:
-        messages.success(request, f"New reviews in {playbook.language} now use {playbook.name}.")
+        messages.success(
+            request,
+            _("New reviews in %(language)s now use %(name)s.")
+            % {"language": playbook.language, "name": playbook.name},
+        )
     return redirect("playbook", playbook_id=playbook.pk)

@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "reviewapp.audit.middleware.AuditDeniedMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
@@ -110,12 +111,30 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # before Django starts, so every process sees a URL here.
 REDIS_URL = env_str("REDIS_URL")
 
-CHANNEL_LAYERS = {
-    "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": "clausewise:channels", "capacity": 1000},
+# Redis pub/sub publishes a group message once and each server fans it out to its sockets, which
+# keeps a state change's arrival at 200 sockets well under 150 ms (benchmarks/bench_sockets.py).
+# It keeps no backlog, which is fine: events are stored and clients catch up after a reconnect.
+CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "pubsub", ("pubsub", "lists"))
+if CHANNEL_LAYER == "pubsub":
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": "clausewise:channels"},
+        }
     }
-}
+else:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # redis-py 8 reads with a 5 s socket timeout by default, as long as the layer's
+            # blocking pop waits: an idle socket's consumer crashed on the timeout.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": "clausewise:channels",
+                "capacity": 1000,
+            },
+        }
+    }
 
 CACHES = {
     "default": {
@@ -144,6 +163,7 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 TIME_ZONE = "UTC"
 USE_I18N = True
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "/static/"

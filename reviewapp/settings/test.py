@@ -27,3 +27,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Tests run tasks inline unless they start a real worker (whose environment sets this to 0).
 CELERY_TASK_ALWAYS_EAGER = env_bool("CLAUSEWISE_CELERY_EAGER", True)
 CELERY_TASK_EAGER_PROPAGATES = True
+
+# Django empties tables with TRUNCATE between transactional tests; the audit log refuses a
+# TRUNCATE unless the session allows it (see reviewapp/audit/migrations/0002).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c clausewise.audit_truncate=allow"

@@ -8,6 +8,9 @@
   let socket = null;
   let attempt = 0;
   let heartbeat = null;
+  // Pushes that arrive while a catch-up read is running wait for it: delivered first, a newer
+  // push would move lastSeq past the older events the read is about to return.
+  let held = null;
 
   function deliver(event) {
     if (event.seq <= lastSeq) return;
@@ -15,13 +18,28 @@
     handlers.forEach((fn) => fn(event));
   }
 
+  function receive(event) {
+    if (held) held.push(event);
+    else deliver(event);
+  }
+
   async function catchUp() {
-    for (;;) {
-      const response = await fetch(`/api/events/?after=${lastSeq}`, { credentials: "same-origin" });
-      if (!response.ok) return;
-      const events = await response.json();
-      events.forEach(deliver);
-      if (events.length < 500) return;
+    const outer = held === null;
+    if (outer) held = [];
+    try {
+      for (;;) {
+        const response = await fetch(`/api/events/?after=${lastSeq}`, { credentials: "same-origin" });
+        if (!response.ok) return;
+        const events = await response.json();
+        events.forEach(deliver);
+        if (events.length < 500) return;
+      }
+    } finally {
+      if (outer) {
+        const waiting = held.sort((a, b) => a.seq - b.seq);
+        held = null;
+        waiting.forEach(deliver);
+      }
     }
   }
 
@@ -40,7 +58,7 @@
     };
     socket.onmessage = (message) => {
       const data = JSON.parse(message.data);
-      if (data.type === "event") deliver(data.event);
+      if (data.type === "event") receive(data.event);
       if (data.type === "live") liveHandlers.forEach((fn) => fn(data.live));
     };
     socket.onclose = (close) => {

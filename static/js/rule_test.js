@@ -33,7 +33,9 @@
       item.textContent = `${hit.rule_id} · ${hit.category} · ${hit.action} · “${hit.match}”`;
       list.append(item);
     });
-    status.textContent = hits.length ? `${hits.length} rule hit(s)` : "No rule fires on this text.";
+    status.textContent = hits.length
+      ? interpolate(ngettext("%(count)s rule hit", "%(count)s rule hits", hits.length), { count: hits.length }, true)
+      : gettext("No rule fires on this text.");
   }
 
   async function run() {
@@ -48,7 +50,7 @@
     if (mine !== sequence) return; // a newer run is on its way
     const body = await response.json().catch(() => null);
     if (!response.ok) {
-      const problems = body && body.error ? (body.error.problems || [body.error.message]) : ["The test failed."];
+      const problems = body && body.error ? (body.error.problems || [body.error.message]) : [gettext("The test failed.")];
       status.textContent = problems.join(" · ");
       output.textContent = "";
       list.textContent = "";
@@ -59,7 +61,7 @@
 
   function schedule() {
     clearTimeout(timer);
-    timer = setTimeout(() => run().catch(() => { status.textContent = "The server could not be reached."; }), 300);
+    timer = setTimeout(() => run().catch(() => { status.textContent = gettext("The server could not be reached."); }), 300);
   }
   text.addEventListener("input", schedule);
   source.addEventListener("input", schedule);

@@ -12,19 +12,23 @@
   const early = new Map(); // contract id -> progress pushed before the upload reply arrived
   const TERMINAL = new Set(["INGESTED", "NEEDS_PASSWORD", "NEEDS_OCR", "PARSE_FAILED", "TOO_LARGE", "UNSUPPORTED_TYPE"]);
   const LABELS = {
-    QUEUED: "Queued", INGESTING: "Reading", INGESTED: "Ready", NEEDS_PASSWORD: "Needs password",
-    NEEDS_OCR: "Needs OCR", PARSE_FAILED: "Could not read", TOO_LARGE: "Too large",
-    UNSUPPORTED_TYPE: "Unsupported type",
+    QUEUED: gettext("Queued"), INGESTING: gettext("Reading"), INGESTED: gettext("Ready"),
+    NEEDS_PASSWORD: gettext("Needs password"), NEEDS_OCR: gettext("Needs OCR"),
+    PARSE_FAILED: gettext("Could not read"), TOO_LARGE: gettext("Too large"),
+    UNSUPPORTED_TYPE: gettext("Unsupported type"),
   };
 
-  function megabytes(bytes) { return (bytes / 1048576).toFixed(1) + " MB"; }
+  function megabytes(bytes) {
+    return interpolate(gettext("%(size)s MB"), { size: (bytes / 1048576).toFixed(1) }, true);
+  }
 
   function makeRow(file) {
     const row = document.createElement("li");
     row.className = "upload";
     row.innerHTML = '<div class="name"></div><div class="progress"><div class="bar"></div></div>' +
-      '<div class="state muted">Waiting…</div>';
+      '<div class="state muted"></div>';
     row.querySelector(".name").textContent = file.name;
+    row.querySelector(".state").textContent = gettext("Waiting…");
     list.appendChild(row);
     return row;
   }
@@ -50,12 +54,13 @@
     const percent = 50 + (contract.progress || 0) / 2;
     if (status === "INGESTED") {
       const passages = contract.passages ?? contract.passage_count;
-      const count = passages == null ? "" : ` — ${passages} passage${passages === 1 ? "" : "s"}`;
+      const count = passages == null ? "" : " — " + interpolate(
+        ngettext("%(count)s passage", "%(count)s passages", passages), { count: passages }, true);
       show(row, { percent: 100, state: `${LABELS[status]}${count}`,
-        link: { href: contract.url || `/contracts/${contract.contract_id}/`, text: "Open" } });
+        link: { href: contract.url || `/contracts/${contract.contract_id}/`, text: gettext("Open") } });
     } else if (TERMINAL.has(status)) {
       show(row, { percent: 100, state: contract.error ? contract.error.message : LABELS[status], error: true,
-        link: { href: contract.url || `/contracts/${contract.contract_id}/`, text: "Details" } });
+        link: { href: contract.url || `/contracts/${contract.contract_id}/`, text: gettext("Details") } });
     } else {
       show(row, { percent, state: LABELS[status] || status });
     }
@@ -64,7 +69,9 @@
   function upload(file) {
     const row = makeRow(file);
     if (file.size > maxBytes) {
-      show(row, { percent: 100, state: `The file is ${megabytes(file.size)}; the limit is ${megabytes(maxBytes)}.`, error: true });
+      const state = interpolate(gettext("The file is %(size)s; the limit is %(limit)s."),
+        { size: megabytes(file.size), limit: megabytes(maxBytes) }, true);
+      show(row, { percent: 100, state, error: true });
       return;
     }
     const form = new FormData();
@@ -73,21 +80,26 @@
     xhr.open("POST", section.dataset.uploadUrl);
     xhr.setRequestHeader("X-CSRFToken", csrf);
     xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable) show(row, { percent: (e.loaded / e.total) * 50, state: "Uploading…" });
+      if (e.lengthComputable) show(row, { percent: (e.loaded / e.total) * 50, state: gettext("Uploading…") });
     };
-    xhr.onerror = () => show(row, { percent: 100, state: "The upload failed: the server could not be reached.", error: true });
+    xhr.onerror = () => show(row, {
+      percent: 100, state: gettext("The upload failed: the server could not be reached."), error: true,
+    });
     xhr.onload = () => {
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
       if (xhr.status >= 400 || !body) {
-        const message = body && body.error ? body.error.message : `The upload failed (HTTP ${xhr.status}).`;
+        const message = body && body.error ? body.error.message
+          : interpolate(gettext("The upload failed (HTTP %(status)s)."), { status: xhr.status }, true);
         show(row, { percent: 100, state: message, error: true });
         return;
       }
       rows.set(body.id, row);
       row.dataset.contractId = String(body.id);
       if (body.duplicate) {
-        show(row, { percent: 100, state: "Already in this matter", link: { href: body.url, text: "Open" } });
+        show(row, {
+          percent: 100, state: gettext("Already in this matter"), link: { href: body.url, text: gettext("Open") },
+        });
         return;
       }
       showContract(row, body);
@@ -107,7 +119,8 @@
       row = document.createElement("tr");
       row.dataset.contractId = String(payload.contract_id);
       row.innerHTML = '<td><a></a></td><td><span class="status" data-role="status"></span></td>' +
-        '<td data-role="pages"></td><td data-role="passages"></td><td class="muted">just now</td>';
+        '<td data-role="pages"></td><td data-role="passages"></td><td class="muted"></td>';
+      row.querySelector("td.muted").textContent = gettext("just now");
       const link = row.querySelector("a");
       link.href = `/contracts/${payload.contract_id}/`;
       link.textContent = payload.name;

@@ -56,12 +56,12 @@ def contract_page(browser, tmp_path, pacing: Pacing) -> Iterator[tuple[Any, Any]
             page = browser.new_page()
             sign_in(page, url, "reviewer", passwords["reviewer"])
             page.click("text=Demo matter")
-            page.wait_for_function("document.body.dataset.live === 'connected'")
+            page.wait_for_function("document.body?.dataset.live === 'connected'")
             page.set_input_files("#file-input", str(contract))
             page.locator("li.upload >> text=Open").wait_for(timeout=60_000)
             page.locator("li.upload >> text=Open").click()
             page.wait_for_selector("#draft-engine")
-            page.wait_for_function("document.body.dataset.live === 'connected'")
+            page.wait_for_function("document.body?.dataset.live === 'connected'")
             page.evaluate(WATCH_STREAM)
             yield page, fake
 

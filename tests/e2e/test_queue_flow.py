@@ -15,7 +15,7 @@ from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.queue.models import QueueItem
 from tests.e2e.test_upload_flow import sign_in
 from tests.factories import active_playbook
-from tests.processes import web_server
+from tests.processes import celery_worker, wait_until, web_server
 from tests.queue.test_queue import STRICT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,13 +23,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CONTRACT = b"1. Pricing. Customer shall receive most favored nation pricing.\n"
 
 
-def _ingest(matter: Matter) -> None:
+def ingest_text(matter: Matter, content: bytes = CONTRACT, name: str = "mfn.txt") -> None:
     try:
         contract, _ = contract_upload(
             matter=matter,
-            file=io.BytesIO(CONTRACT),
-            name="mfn.txt",
-            size=len(CONTRACT),
+            file=io.BytesIO(content),
+            name=name,
+            size=len(content),
             enqueue=False,
         )
         contract_ingest(contract_id=contract.pk, enqueue=False)
@@ -54,7 +54,7 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
         # Playwright runs an event loop in this thread; the app's sync code runs in another,
         # while this thread keeps serving the browsers.
         with ThreadPoolExecutor(1) as pool:
-            ingestion = pool.submit(_ingest, matter)
+            ingestion = pool.submit(ingest_text, matter)
             seen = []
             for page in pages:
                 page.wait_for_selector("[data-action=claim]", timeout=30_000)
@@ -74,3 +74,53 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
                 break
             pages[0].wait_for_timeout(200)
         assert all(shown) and winners == 1, (shown, winners)
+
+
+def test_mention_reaches_the_colleague_live_hands_over_the_claim_and_sends_mail(browser, tmp_path):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name="Demo matter")
+    lena = type(matter.memberships.first().user).objects.create_user(
+        "lena", password="pw-lena", email="lena@firm.example"
+    )
+    Membership.objects.create(user=lena, matter=matter, role=Role.LAWYER)
+    active_playbook(organisation=matter.organisation, source=STRICT)
+    with ThreadPoolExecutor(1) as pool:  # off Playwright's event loop, so the pushes go out
+        pool.submit(ingest_text, matter).result()
+    item = QueueItem.objects.get(matter=matter)
+    mail_dir = tmp_path / "mail"
+    mail_env = {
+        "DJANGO_SETTINGS_MODULE": "tests.queue.file_mail_settings",
+        "CLAUSEWISE_TEST_MAIL_DIR": str(mail_dir),
+    }
+    with web_server(tmp_path / "web.log") as url, celery_worker(tmp_path / "w.log", **mail_env):
+        pages = {}
+        for username, password in (("lawyer", passwords["lawyer"]), ("lena", "pw-lena")):
+            page = browser.new_context().new_page()
+            sign_in(page, url, username, password)
+            page.goto(f"{url}/queue/")
+            page.wait_for_function("document.body.dataset.live === 'connected'")
+            pages[username] = page
+        mine, hers = pages["lawyer"], pages["lena"]
+        mine.click(f"#item-{item.pk} [data-action=claim]")
+        mine.wait_for_selector(f"#item-{item.pk} [data-action=accept]")
+        hers.wait_for_selector(f"#item-{item.pk} .claimed")  # she sees it taken, live
+
+        mine.fill(f"#item-{item.pk} [data-role=comment]", "@nobody could you look?")
+        mine.click(f"#item-{item.pk} [data-action=comment]")
+        error = mine.wait_for_selector(f"#item-{item.pk} .item-messages .error")
+        assert "@nobody" in error.inner_text()  # an unknown name is an error, kept for editing
+        assert mine.input_value(f"#item-{item.pk} [data-role=comment]").startswith("@nobody")
+
+        mine.fill(f"#item-{item.pk} [data-role=comment]", "Cap looks odd, over to you @lena")
+        mine.click(f"#item-{item.pk} [data-action=comment]")
+        hers.wait_for_selector(f"#item-{item.pk} .comment:has-text('over to you @lena')")
+        toast = hers.wait_for_selector(".queue-toast.mention")
+        assert "lawyer" in toast.inner_text()
+        hers.wait_for_selector(f"#item-{item.pk} .mention-badge:not([hidden])")
+        hers.wait_for_selector(f"#item-{item.pk} [data-action=accept]")  # the claim is hers now
+        assert wait_until(lambda: mail_dir.exists() and any(mail_dir.iterdir()), 20)
+    mail = "".join(path.read_text() for path in mail_dir.iterdir())
+    assert "To: lena@firm.example" in mail and "lawyer mentioned you" in mail
+    item.refresh_from_db()
+    assert item.claimed_by == lena
+    assert item.history.filter(action="handed_over").exists()

@@ -5,6 +5,14 @@ from __future__ import annotations
 from enum import StrEnum
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogue without Django: the parsing child has no settings.
+
+    Pages translate the stored English message when they show it.
+    """
+    return message
+
+
 class ErrorCode(StrEnum):
     NEEDS_PASSWORD = "NEEDS_PASSWORD"
     NEEDS_OCR = "NEEDS_OCR"
@@ -40,96 +48,128 @@ class Problem(StrEnum):
 
 
 _CODES_AND_MESSAGES: dict[Problem, tuple[ErrorCode, str]] = {
-    Problem.EMPTY: (ErrorCode.UNSUPPORTED_TYPE, "The file is empty."),
-    Problem.NO_TEXT: (ErrorCode.UNSUPPORTED_TYPE, "The file contains no text."),
+    Problem.EMPTY: (ErrorCode.UNSUPPORTED_TYPE, gettext_noop("The file is empty.")),
+    Problem.NO_TEXT: (ErrorCode.UNSUPPORTED_TYPE, gettext_noop("The file contains no text.")),
     Problem.HTML: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "This file is a web page (HTML) or other markup, not a PDF, Word or text document. "
-        "Save or print the page as a PDF and upload that instead.",
+        gettext_noop(
+            "This file is a web page (HTML) or other markup, not a PDF, Word or text document. "
+            "Save or print the page as a PDF and upload that instead."
+        ),
     ),
     Problem.IMAGE: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "This file is an image. Upload the contract as a PDF or Word document; "
-        "if you only have a scan, run it through OCR (text recognition) first.",
+        gettext_noop(
+            "This file is an image. Upload the contract as a PDF or Word document; "
+            "if you only have a scan, run it through OCR (text recognition) first."
+        ),
     ),
     Problem.LEGACY_WORD: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "This is an older Word or Office file (.doc). Open it in Word, save it as .docx or PDF, "
-        "and upload that.",
+        gettext_noop(
+            "This is an older Word or Office file (.doc). Open it in Word, "
+            "save it as .docx or PDF, and upload that."
+        ),
     ),
     Problem.OTHER_ZIP: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "This file is a ZIP archive or an Office file other than a Word document. "
-        "Upload the contract itself as a PDF or .docx file.",
+        gettext_noop(
+            "This file is a ZIP archive or an Office file other than a Word document. "
+            "Upload the contract itself as a PDF or .docx file."
+        ),
     ),
     Problem.RTF: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "This is a Rich Text (.rtf) file. Open it in Word, save it as .docx or PDF, "
-        "and upload that.",
+        gettext_noop(
+            "This is a Rich Text (.rtf) file. Open it in Word, save it as .docx or PDF, "
+            "and upload that."
+        ),
     ),
     Problem.BINARY: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "We can't read this type of file. Upload the contract as a PDF, a Word document (.docx) "
-        "or a plain-text file.",
+        gettext_noop(
+            "We can't read this type of file. Upload the contract as a PDF, "
+            "a Word document (.docx) or a plain-text file."
+        ),
     ),
     Problem.UNKNOWN_ENCODING: (
         ErrorCode.UNSUPPORTED_TYPE,
-        "This text file uses a character encoding we can't read. Save it as UTF-8 "
-        "(in most editors: Save As, Encoding: UTF-8) and upload it again.",
+        gettext_noop(
+            "This text file uses a character encoding we can't read. Save it as UTF-8 "
+            "(in most editors: Save As, Encoding: UTF-8) and upload it again."
+        ),
     ),
     Problem.FILE_TOO_BIG: (
         ErrorCode.TOO_LARGE,
-        "The file is larger than the {limit_mb} MB limit. Split it into smaller files or "
-        "reduce its size, and upload them separately.",
+        gettext_noop(
+            "The file is larger than the {limit_mb} MB limit. Split it into smaller files or "
+            "reduce its size, and upload them separately."
+        ),
     ),
     Problem.TOO_MANY_PAGES: (
         ErrorCode.TOO_LARGE,
-        "The document has {pages} pages; the limit is {limit}. Split it into smaller files "
-        "and upload them separately.",
+        gettext_noop(
+            "The document has {pages} pages; the limit is {limit}. Split it into smaller files "
+            "and upload them separately."
+        ),
     ),
     Problem.PASSWORD_REQUIRED: (
         ErrorCode.NEEDS_PASSWORD,
-        "This PDF is password-protected. Enter its password and try again.",
+        gettext_noop("This PDF is password-protected. Enter its password and try again."),
     ),
     Problem.WRONG_PASSWORD: (
         ErrorCode.NEEDS_PASSWORD,
-        "The password for this PDF is not correct. Check it and try again.",
+        gettext_noop("The password for this PDF is not correct. Check it and try again."),
     ),
     Problem.UNSUPPORTED_ENCRYPTION: (
         ErrorCode.PARSE_FAILED,
-        "This PDF uses a kind of protection we can't open. Remove the protection "
-        "(for example, print it to a new PDF) and upload that.",
+        gettext_noop(
+            "This PDF uses a kind of protection we can't open. Remove the protection "
+            "(for example, print it to a new PDF) and upload that."
+        ),
     ),
     Problem.NO_TEXT_LAYER: (
         ErrorCode.NEEDS_OCR,
-        "This PDF has no text layer: it looks like a scan or a picture of the pages. "
-        "Run it through OCR (text recognition) and upload the result.",
+        gettext_noop(
+            "This PDF has no text layer: it looks like a scan or a picture of the pages. "
+            "Run it through OCR (text recognition) and upload the result."
+        ),
     ),
     Problem.IMAGES_ONLY_DOCX: (
         ErrorCode.NEEDS_OCR,
-        "This Word document contains no text, only pictures or empty pages. If it holds a scan, "
-        "run it through OCR (text recognition) and upload the result.",
+        gettext_noop(
+            "This Word document contains no text, only pictures or empty pages. "
+            "If it holds a scan, run it through OCR (text recognition) and upload the result."
+        ),
     ),
     Problem.DAMAGED: (
         ErrorCode.PARSE_FAILED,
-        "This file is damaged or incomplete, so we couldn't read it. Download or export it "
-        "again and upload the new copy.",
+        gettext_noop(
+            "This file is damaged or incomplete, so we couldn't read it. Download or export it "
+            "again and upload the new copy."
+        ),
     ),
-    Problem.NO_PAGES: (ErrorCode.PARSE_FAILED, "This PDF has no pages."),
+    Problem.NO_PAGES: (ErrorCode.PARSE_FAILED, gettext_noop("This PDF has no pages.")),
     Problem.TIMED_OUT: (
         ErrorCode.PARSE_FAILED,
-        "Reading this file took longer than {seconds:g} seconds, so we stopped. It may be "
-        "damaged or unusually complex; try exporting it to PDF again.",
+        gettext_noop(
+            "Reading this file took longer than {seconds:g} seconds, so we stopped. It may be "
+            "damaged or unusually complex; try exporting it to PDF again."
+        ),
     ),
     Problem.OUT_OF_MEMORY: (
         ErrorCode.PARSE_FAILED,
-        "Reading this file needed more memory than we allow, so we stopped. It may be damaged "
-        "or unusually complex; try exporting it to PDF again.",
+        gettext_noop(
+            "Reading this file needed more memory than we allow, so we stopped. It may be damaged "
+            "or unusually complex; try exporting it to PDF again."
+        ),
     ),
     Problem.BOMB: (
         ErrorCode.PARSE_FAILED,
-        "This file contains compressed data that expands to an unreasonable size, so we did "
-        "not open it. It may be damaged or deliberately malformed.",
+        gettext_noop(
+            "This file contains compressed data that expands to an unreasonable size, so we did "
+            "not open it. It may be damaged or deliberately malformed."
+        ),
     ),
 }
 

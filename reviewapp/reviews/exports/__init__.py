@@ -14,8 +14,7 @@ EXPORT_FORMATS = ("docx", "json", "csv")
 
 
 def export_recorded(*, review: Review, user: Any, fmt: str) -> None:
-    """Record that `user` exported `review` as `fmt` ("docx", "json" or "csv").
+    """Record in the audit log that `user` exported `review` as `fmt` ("docx", "json", "csv")."""
+    from reviewapp.audit.recorders import audit_export
 
-    Placeholder: the lead wires this to the audit log (reviewapp.audit.services.audit_record)
-    once that service lands. Every export view calls it once per successful download.
-    """
+    audit_export(review=review, user=user, fmt=fmt)

@@ -1,0 +1,271 @@
+"""The hash chain: canonical content of an event, its hash, and the walk that checks a chain.
+
+No database access here: writers and the verifier feed rows in, so both hash the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from hashlib import sha256
+from typing import Any
+
+from reviewapp.audit.models import GENESIS_HASH
+
+_encode = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+_string = json.encoder.encode_basestring  # the escaping JSONEncoder(ensure_ascii=False) uses
+ZERO = timedelta(0)
+
+# The columns the verifier reads, in this order (see `walk_chain`).
+ROW_FIELDS = (
+    "id",
+    "seq",
+    "created_at",
+    "action",
+    "actor_kind",
+    "actor",
+    "target_type",
+    "target_id",
+    "data",
+    "prev_hash",
+    "hash",
+)
+
+
+def utc_iso(moment: datetime) -> str:
+    """ISO 8601 in UTC with microseconds: 2025-01-31T09:30:00.000000+00:00."""
+    if moment.utcoffset() != ZERO:
+        moment = moment.astimezone(UTC)
+    return moment.isoformat(timespec="microseconds")
+
+
+def event_hash(
+    *,
+    organisation_id: int | None,
+    seq: int,
+    prev_hash: str,
+    created_at: datetime,
+    action: str,
+    actor_kind: str,
+    actor: str,
+    target_type: str,
+    target_id: str,
+    data: Mapping[str, Any],
+) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, fixed separators, UTC time) of an event."""
+    return _digest(
+        organisation_id,
+        seq,
+        prev_hash,
+        created_at,
+        action,
+        actor_kind,
+        actor,
+        target_type,
+        target_id,
+        data,
+    )
+
+
+def _digest(
+    organisation_id: int | None,
+    seq: int,
+    prev_hash: str,
+    created_at: datetime | str,
+    action: str,
+    actor_kind: str,
+    actor: str,
+    target_type: str,
+    target_id: str,
+    data: Mapping[str, Any] | str,
+) -> str:
+    """The hash of canonical_content(...), built by hand: the verifier calls this per row.
+
+    `created_at` may come already formatted by `utc_iso` (the database can do it faster),
+    and `data` as JSON text (it is parsed, then written canonically).
+    """
+    when = created_at if isinstance(created_at, str) else utc_iso(created_at)
+    payload = _encode(json.loads(data) if isinstance(data, str) else data)
+    org = "null" if organisation_id is None else str(int(organisation_id))
+    content = (
+        f'{{"action":{_string(action)},"actor":{_string(actor)},'
+        f'"actor_kind":{_string(actor_kind)},"created_at":{_string(when)},"data":{payload},'
+        f'"org":{org},"prev_hash":{_string(prev_hash)},"seq":{int(seq)},'
+        f'"target_id":{_string(target_id)},"target_type":{_string(target_type)}}}'
+    )
+    return sha256(content.encode()).hexdigest()
+
+
+def canonical_content(
+    *,
+    organisation_id: int | None,
+    seq: int,
+    prev_hash: str,
+    created_at: datetime,
+    action: str,
+    actor_kind: str,
+    actor: str,
+    target_type: str,
+    target_id: str,
+    data: Mapping[str, Any],
+) -> str:
+    """The definition `_digest` follows: JSON, sorted keys, no spaces, UTC time."""
+    content = {
+        "action": action,
+        "actor": actor,
+        "actor_kind": actor_kind,
+        "created_at": utc_iso(created_at),
+        "data": data,
+        "org": organisation_id,
+        "prev_hash": prev_hash,
+        "seq": seq,
+        "target_id": target_id,
+        "target_type": target_type,
+    }
+    return _encode(content)
+
+
+class BreakKind:
+    CHANGED = "changed"
+    REMOVED = "removed"
+    REORDERED = "reordered"
+    TRUNCATED = "truncated"
+    HEAD = "head"
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """The first row where a chain stops being what was written."""
+
+    kind: str
+    seq: int | None
+    event_id: int | None
+    message: str
+
+
+@dataclass(frozen=True)
+class ChainWalk:
+    events: int
+    last_seq: int
+    last_hash: str
+    problem: ChainBreak | None
+
+
+def walk_chain(
+    rows: Iterable[Sequence[Any]],
+    *,
+    organisation_id: int | None,
+    seq_of_hash: Callable[[str], int | None],
+) -> ChainWalk:
+    """Check rows (ROW_FIELDS tuples, in seq order); stop at the first bad one.
+
+    `seq_of_hash` finds which row carries a hash; it is only called once a link is broken,
+    to tell a reordered row from a removed or rewritten one.
+    """
+    expected_seq, previous_hash, count = 1, GENESIS_HASH, 0
+    for row in rows:
+        event_id, seq, created_at, action, actor_kind, actor, target_type, target_id = row[:8]
+        data, prev_hash, stored_hash = row[8:]
+        if seq != expected_seq:
+            return ChainWalk(
+                count, expected_seq - 1, previous_hash, _gap(seq, event_id, expected_seq)
+            )
+        computed = _digest(
+            organisation_id,
+            seq,
+            prev_hash,
+            created_at,
+            action,
+            actor_kind,
+            actor,
+            target_type,
+            target_id,
+            data,
+        )
+        if computed != stored_hash or prev_hash != previous_hash:
+            linked = prev_hash == previous_hash
+            problem = _bad_row(
+                seq,
+                event_id,
+                content_ok=computed == stored_hash,
+                linked=linked,
+                seq_of_hash=seq_of_hash,
+                prev_hash=prev_hash,
+            )
+            return ChainWalk(count, seq - 1, previous_hash, problem)
+        expected_seq, previous_hash, count = seq + 1, stored_hash, count + 1
+    return ChainWalk(count, expected_seq - 1, previous_hash, None)
+
+
+def _gap(seq: int, event_id: int, expected_seq: int) -> ChainBreak:
+    missing = f"seq {expected_seq}" if seq == expected_seq + 1 else f"seqs {expected_seq}-{seq - 1}"
+    return ChainBreak(
+        BreakKind.REMOVED, seq, event_id, f"{missing} removed: the next row found is seq {seq}"
+    )
+
+
+def _bad_row(
+    seq: int,
+    event_id: int,
+    *,
+    content_ok: bool,
+    linked: bool,
+    seq_of_hash: Callable[[str], int | None],
+    prev_hash: str,
+) -> ChainBreak:
+    if linked:
+        return ChainBreak(
+            BreakKind.CHANGED, seq, event_id, "changed: its content does not match its hash"
+        )
+    follows = seq_of_hash(prev_hash)
+    if follows is not None and follows != seq - 1:
+        return ChainBreak(
+            BreakKind.REORDERED,
+            seq,
+            event_id,
+            f"reordered: it was written after the row now at seq {follows}, "
+            f"not after seq {seq - 1}",
+        )
+    if not content_ok:
+        return ChainBreak(
+            BreakKind.CHANGED, seq, event_id, "changed: its content and link do not match its hash"
+        )
+    return ChainBreak(
+        BreakKind.REMOVED,
+        seq,
+        event_id,
+        f"its link does not match the row at seq {seq - 1}: a row before it was removed or "
+        "rewritten",
+    )
+
+
+def check_head(
+    walk: ChainWalk, *, head_seq: int | None, head_hash: str | None
+) -> ChainBreak | None:
+    """The chain head records the last row written: rows cut off the end show up here."""
+    if walk.problem is not None:
+        return walk.problem
+    if head_seq is None:
+        if walk.events:
+            return ChainBreak(BreakKind.HEAD, walk.last_seq, None, "the chain head is missing")
+        return None
+    if head_seq > walk.last_seq:
+        return ChainBreak(
+            BreakKind.TRUNCATED,
+            walk.last_seq + 1,
+            None,
+            f"seq {walk.last_seq + 1}-{head_seq} removed: the chain head records {head_seq} "
+            f"events, the last row found is seq {walk.last_seq}",
+        )
+    if head_seq < walk.last_seq or head_hash != walk.last_hash:
+        return ChainBreak(
+            BreakKind.HEAD,
+            walk.last_seq,
+            None,
+            f"the chain head (seq {head_seq}) does not match the last row (seq {walk.last_seq})",
+        )
+    return None

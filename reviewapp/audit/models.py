@@ -1,0 +1,101 @@
+"""The tamper-evident audit log: append-only events, one hash chain per organisation."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from reviewapp.accounts.models import Organisation
+
+GENESIS_HASH = "0" * 64
+SYSTEM_CHAIN = "system"
+
+
+class AuditAction(models.TextChoices):
+    CONTRACT_UPLOADED = "contract.uploaded", "Contract uploaded"
+    PASSAGE_TRANSITION = "passage.transition", "Passage state changed"
+    QUEUE_CLAIMED = "queue.claimed", "Queue item claimed"
+    QUEUE_DECIDED = "queue.decided", "Queue item decided"
+    QUEUE_OVERRIDDEN = "queue.overridden", "Rejection overridden"
+    QUEUE_COMMENTED = "queue.commented", "Queue item commented"
+    QUEUE_OPENED = "queue.opened", "Queue item opened"
+    QUEUE_HANDED_OVER = "queue.handed_over", "Queue item handed over"
+    QUEUE_MENTIONED = "queue.mentioned", "Lawyer mentioned"
+    QUEUE_NOTE_EDITED = "queue.note_edited", "Decision note changed"
+    QUEUE_ESCALATED = "queue.escalated", "Queue item escalated"
+    PLAYBOOK_COPIED = "playbook.copied", "Playbook copied"
+    PLAYBOOK_VERSION_CREATED = "playbook.version_created", "Playbook edited"
+    PLAYBOOK_ACTIVATED = "playbook.activated", "Playbook activated"
+    EXPORT_CREATED = "export.created", "Export created"
+    SIGNED_IN = "auth.signed_in", "Signed in"
+    SIGN_IN_FAILED = "auth.sign_in_failed", "Sign-in failed"
+    SIGNED_OUT = "auth.signed_out", "Signed out"
+    ACCESS_DENIED = "access.denied", "Permission denied"
+    WEBSOCKET_REFUSED = "access.websocket_refused", "Websocket refused"
+
+
+class AuditActorKind(models.TextChoices):
+    # The first five match reviews.models.ActorKind, so passage transitions keep their actor.
+    RULE = "rule", "Trigger rule"
+    MODEL = "model", "Model"
+    ENGINE = "engine", "Offline engine"
+    USER = "user", "User"
+    SYSTEM = "system", "System"
+    ANONYMOUS = "anonymous", "Anonymous"
+
+
+class AuditChain(models.Model):
+    """The head of one chain: locked by every writer, so each chain stays one line."""
+
+    key = models.CharField(max_length=32, unique=True)  # "org:<id>" or "system"
+    organisation = models.OneToOneField(
+        Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="audit_chain"
+    )
+    last_seq = models.PositiveBigIntegerField(default=0)
+    last_hash = models.CharField(max_length=64, default=GENESIS_HASH)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.key} @ {self.last_seq}"
+
+
+class AuditEvent(models.Model):
+    """One thing that happened. References only (ids, rule ids, states, hashes), never text."""
+
+    organisation = models.ForeignKey(
+        Organisation,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,  # the unique (organisation, seq) index leads with it
+    )
+    seq = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField()
+    action = models.CharField(max_length=40, choices=AuditAction.choices)
+    actor_kind = models.CharField(max_length=16, choices=AuditActorKind.choices)
+    actor = models.CharField(max_length=200, blank=True)
+    target_type = models.CharField(max_length=40, blank=True)
+    target_id = models.CharField(max_length=64, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["organisation_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["organisation", "seq"], name="audit_event_org_seq"),
+            models.UniqueConstraint(
+                fields=["seq"],
+                condition=Q(organisation__isnull=True),
+                name="audit_event_system_seq",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["organisation", "created_at"], name="audit_event_org_created"),
+            models.Index(fields=["action"], name="audit_event_action"),
+        ]
+
+    def __str__(self) -> str:
+        chain = self.organisation_id or SYSTEM_CHAIN
+        return f"{chain}#{self.seq} {self.action}"

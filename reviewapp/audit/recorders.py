@@ -1,0 +1,232 @@
+"""One function per kind of event, so callers in other apps make one call with their objects.
+
+Each picks the chain (the organisation the event belongs to) and keeps to references: ids,
+rule ids, states, hashes. Free text a model wrote is stored as its hash, never as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from reviewapp.accounts.models import Membership
+from reviewapp.audit.models import AuditAction, AuditActorKind
+from reviewapp.audit.services import AuditEntry, audit_record, audit_record_many
+
+if TYPE_CHECKING:
+    from reviewapp.contracts.models import Contract
+    from reviewapp.reviews.models import PassageTransition
+    from reviewapp.rules.models import Playbook, PlaybookVersion
+
+_REASON_CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+NO_RULE_FIRED = "no rule fired"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _actor_of(user: Any) -> tuple[str, str]:
+    if user is not None and getattr(user, "is_authenticated", False):
+        return AuditActorKind.USER, user.get_username()
+    return AuditActorKind.SYSTEM, "system"
+
+
+def user_chains(user: Any) -> list[int | None]:
+    """The chains of the organisations whose matters the user belongs to, else the system's."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return [None]
+    ids = Membership.objects.filter(user=user).values_list("matter__organisation_id", flat=True)
+    return [*sorted(set(ids))] or [None]
+
+
+def audit_contract_upload(*, contract: Contract) -> None:
+    actor_kind, actor = _actor_of(contract.uploaded_by)
+    audit_record(
+        organisation_id=contract.matter.organisation_id,
+        action=AuditAction.CONTRACT_UPLOADED,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="contract",
+        target_id=contract.pk,
+        data={
+            "matter_id": contract.matter_id,
+            "sha256": contract.sha256,
+            "size": contract.size,
+            "kind": contract.kind,
+        },
+    )
+
+
+def audit_passage_transitions(*, transitions: Sequence[PassageTransition]) -> None:
+    """Every state change of passages of one contract (a scan writes hundreds at once)."""
+    from reviewapp.contracts.models import Contract
+
+    if not transitions:
+        return
+    contract_id = transitions[0].passage.contract_id
+    organisation_id = (
+        Contract.objects.filter(pk=contract_id).values_list("matter__organisation_id", flat=True)
+    ).get()
+    audit_record_many(
+        organisation_id=organisation_id,
+        entries=[_transition_entry(transition) for transition in transitions],
+    )
+
+
+def _transition_entry(transition: PassageTransition) -> AuditEntry:
+    passage = transition.passage
+    data: dict[str, Any] = {
+        "contract_id": passage.contract_id,
+        "review_id": transition.review_id,
+        "passage_index": passage.index,
+        "transition_id": transition.pk,
+        "from": transition.from_state,
+        "to": transition.to_state,
+        **_reason_fields(transition.actor_kind, transition.reason),
+    }
+    return AuditEntry(
+        action=AuditAction.PASSAGE_TRANSITION,
+        actor_kind=transition.actor_kind,
+        actor=transition.actor,
+        target_type="passage",
+        target_id=passage.pk,
+        data=data,
+    )
+
+
+def _reason_fields(actor_kind: str, reason: str) -> dict[str, Any]:
+    if actor_kind == AuditActorKind.RULE:
+        return {"rules": [] if reason == NO_RULE_FIRED else reason.split(", ")}
+    if actor_kind == AuditActorKind.USER:
+        return {"justification": reason}  # the lawyer's own note, asked for by the issue
+    if not reason:
+        return {}
+    if _REASON_CODE.fullmatch(reason):
+        return {"reason": reason}
+    return {"reason_sha256": sha256_text(reason)}  # a model's rationale may quote the contract
+
+
+def audit_playbook_change(
+    *,
+    action: AuditAction,
+    playbook: Playbook,
+    version: PlaybookVersion | None = None,
+    user: Any = None,
+) -> None:
+    actor_kind, actor = _actor_of(user)
+    data: dict[str, Any] = {
+        "name": playbook.name,
+        "language": playbook.language,
+        "copied_from_id": playbook.copied_from_id,
+    }
+    if version is not None:
+        data |= {
+            "version_id": version.pk,
+            "version": version.number,
+            "source_sha256": sha256_text(version.source),
+        }
+    audit_record(
+        organisation_id=playbook.organisation_id,
+        action=action,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="playbook",
+        target_id=playbook.pk,
+        data=data,
+    )
+
+
+def audit_sign_in(*, user: Any, ip: str | None, signed_out: bool = False) -> None:
+    action = AuditAction.SIGNED_OUT if signed_out else AuditAction.SIGNED_IN
+    for organisation_id in user_chains(user):
+        audit_record(
+            organisation_id=organisation_id,
+            action=action,
+            actor_kind=AuditActorKind.USER,
+            actor=user.get_username(),
+            target_type="user",
+            target_id=user.pk,
+            data={"ip": ip},
+        )
+
+
+def audit_sign_in_failure(*, username: str, ip: str | None) -> None:
+    """A known user's failure goes to their organisations' chains; anyone else's to the system's."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(username=username).first() if username else None
+    for organisation_id in user_chains(user):
+        audit_record(
+            organisation_id=organisation_id,
+            action=AuditAction.SIGN_IN_FAILED,
+            actor_kind=AuditActorKind.ANONYMOUS,
+            actor=username[:150],
+            target_type="user" if user else "",
+            target_id=user.pk if user else "",
+            data={"ip": ip, "known_user": user is not None},
+        )
+
+
+def audit_access_denial(
+    *, user: Any, ip: str | None, method: str, path: str, status: int, via: str = "http"
+) -> None:
+    """A 401/403 answered to a page or API request, or a websocket refused (`via="websocket"`)."""
+    signed_in = user is not None and getattr(user, "is_authenticated", False)
+    action = AuditAction.WEBSOCKET_REFUSED if via == "websocket" else AuditAction.ACCESS_DENIED
+    for organisation_id in user_chains(user):
+        audit_record(
+            organisation_id=organisation_id,
+            action=action,
+            actor_kind=AuditActorKind.USER if signed_in else AuditActorKind.ANONYMOUS,
+            actor=user.get_username() if signed_in else "",
+            target_type="path",
+            target_id=path[:64],
+            data={"ip": ip, "method": method, "path": path[:500], "status": status},
+        )
+
+
+def audit_websocket_refusal(*, scope: dict[str, Any], code: int) -> None:
+    """A websocket connection refused (from a consumer's `connect`; scope is the ASGI scope)."""
+    client = scope.get("client") or (None, None)
+    audit_access_denial(
+        user=scope.get("user"),
+        ip=client[0],
+        method="WEBSOCKET",
+        path=str(scope.get("path", "")),
+        status=code,
+        via="websocket",
+    )
+
+
+def audit_export(*, review: Any, user: Any, fmt: str) -> None:
+    """A reviewer downloaded a review as ``fmt`` (docx, json or csv)."""
+    actor_kind, actor = _actor_of(user)
+    contract = review.contract
+    audit_record(
+        organisation_id=contract.matter.organisation_id,
+        action=AuditAction.EXPORT_CREATED,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="review",
+        target_id=review.pk,
+        data={"format": fmt, "contract_id": contract.pk, "review_status": review.status},
+    )
+
+
+def audit_queue_event(
+    *, item: Any, user: Any, action: str, data: dict[str, Any] | None = None
+) -> None:
+    """A lawyer claimed, decided, overrode, commented on or handed over a queue item."""
+    actor_kind, actor = _actor_of(user)
+    audit_record(
+        organisation_id=item.matter.organisation_id,
+        action=action,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="queue_item",
+        target_id=item.pk,
+        data={"passage_id": item.passage_id, "review_id": item.review_id, **(data or {})},
+    )

@@ -1,0 +1,77 @@
+"""A lawyer works the queue with the keyboard only: j/k move, c claims, a accepts, r rejects."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from reviewapp.accounts.models import Matter
+from reviewapp.accounts.services import demo_seed
+from reviewapp.queue.models import ItemStatus, QueueItem
+from tests.e2e.test_queue_flow import ingest_text
+from tests.e2e.test_upload_flow import sign_in
+from tests.factories import active_playbook
+from tests.processes import web_server
+from tests.queue.test_queue import STRICT
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+CONTRACT = (
+    b"1. Pricing. Customer shall receive most favored nation pricing.\n\n"
+    b"2. Rebates. Customer shall also receive most favoured nation rebates.\n"
+)
+
+
+def selected(page) -> str:
+    return page.evaluate(
+        "[document.querySelector('.queue-item.selected')?.id,"
+        " document.activeElement.closest('.queue-item')?.id].join('|')"
+    )
+
+
+def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, tmp_path):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name="Demo matter")
+    active_playbook(organisation=matter.organisation, source=STRICT)
+    with ThreadPoolExecutor(1) as pool:  # off Playwright's event loop, so the pushes go out
+        pool.submit(ingest_text, matter, CONTRACT, "two-mfn.txt").result()
+    first, second = QueueItem.objects.filter(matter=matter).order_by("due_at", "pk")
+    with web_server(tmp_path / "web.log") as url:
+        page = browser.new_context().new_page()
+        sign_in(page, url, "lawyer", passwords["lawyer"])
+        page.goto(f"{url}/queue/")
+        page.wait_for_function("document.body.dataset.live === 'connected'")
+        assert page.locator("#shortcut-hint kbd").count() >= 5  # the hint is on the page
+        page.keyboard.press("j")
+        assert selected(page) == f"item-{second.pk}|item-{second.pk}"
+        page.keyboard.press("k")
+        assert selected(page) == f"item-{first.pk}|item-{first.pk}"
+
+        page.keyboard.press("c")  # claim: the page comes back with the item still selected
+        page.wait_for_selector(f"#item-{first.pk} [data-action=accept]")
+        assert selected(page).startswith(f"item-{first.pk}|")
+        page.keyboard.press("a")  # a rejected passage: accepting needs a justification
+        note = page.locator(f"#item-{first.pk} [data-role=note]")
+        page.wait_for_function("document.activeElement.dataset.role === 'note'")
+        page.keyboard.type("A mutual clause; acceptable.")  # j, k, a, c typed here do nothing
+        assert note.input_value() == "A mutual clause; acceptable."
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"#item-{first.pk}", state="detached")
+
+        page.keyboard.press("j")  # the other item is the only one left
+        assert selected(page) == f"item-{second.pk}|item-{second.pk}"
+        page.keyboard.press("r")  # not claimed yet: a clear message, nothing decided
+        page.wait_for_selector(".queue-toast.error")
+        page.keyboard.press("c")
+        page.wait_for_selector(f"#item-{second.pk} [data-action=reject]")
+        page.keyboard.press("r")
+        page.wait_for_selector(f"#item-{second.pk}", state="detached")
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.status, first.decision, first.note) == (
+        ItemStatus.DONE,
+        "accept",
+        "A mutual clause; acceptable.",
+    )
+    assert (second.status, second.decision) == (ItemStatus.DONE, "reject")

@@ -1,0 +1,133 @@
+"""The reviewer reads a CUAD PDF in the page: highlights by state, filters, counts, scrolling."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reviewapp.accounts.services import demo_seed
+from reviewapp.contracts.models import Contract
+from reviewapp.reviews.models import (
+    Draft,
+    DraftStatus,
+    Review,
+    RuleFiring,
+    Verification,
+    VerificationStatus,
+)
+from tests.e2e.test_upload_flow import sign_in
+from tests.processes import celery_worker, wait_until, web_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+IN_VIEWER = """(selector) => {
+  const pane = document.getElementById('document').getBoundingClientRect();
+  return [...document.querySelectorAll(selector)].some((node) => {
+    const box = node.getBoundingClientRect();
+    return box.height > 0 && box.bottom > pane.top && box.top < pane.bottom
+      && box.bottom > 0 && box.top < window.innerHeight;
+  });
+}"""
+
+
+def _upload_and_wait(page, pdf) -> Contract:
+    """The reviewer uploads the PDF; the worker ingests it, drafts and checks every flag."""
+    page.click("text=Demo matter")
+    page.wait_for_selector("#file-input", state="attached")
+    page.wait_for_function("document.body?.dataset.live === 'connected'")
+    page.set_input_files("#file-input", str(pdf))
+    page.locator("li.upload >> text=Open").wait_for(timeout=90_000)
+    contract = Contract.objects.get(original_name=pdf.name)
+
+    def settled() -> bool:
+        review = Review.objects.filter(contract=contract).first()
+        draft = Draft.objects.filter(review=review).first() if review else None
+        queued = Verification.objects.filter(review=review, status=VerificationStatus.QUEUED)
+        return draft is not None and draft.status == DraftStatus.COMPLETE and not queued.exists()
+
+    assert wait_until(settled, timeout_s=180), "the worker did not finish the review"
+    contract.refresh_from_db()
+    return contract
+
+
+def _cuad_pdf(cuad_dir):
+    labels = [json.loads(line) for line in (cuad_dir / "labels.jsonl").open()]
+    return cuad_dir / sorted(labels, key=lambda d: d["id"])[3]["pdf"]
+
+
+def _visible_indexes(page) -> list[int]:
+    return page.eval_on_selector_all(
+        "#passages > li",
+        "(items) => items.filter((li) => !li.hidden).map((li) => +li.dataset.index)",
+    )
+
+
+def test_pdf_review_page_highlights_filters_counts_and_scrolls(browser, cuad_dir, tmp_path):
+    passwords = demo_seed()
+    with celery_worker(tmp_path / "worker.log"), web_server(tmp_path / "web.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        sign_in(page, url, "reviewer", passwords["reviewer"])
+        contract = _upload_and_wait(page, _cuad_pdf(cuad_dir))
+        page.goto(f"{url}/contracts/{contract.pk}/")
+        page.wait_for_selector("#document[data-ready='1'] .pdf-page canvas", timeout=30_000)
+        assert page.locator(".pdf-page").count() == contract.page_count
+        # Lazy: far pages are not drawn before they scroll into view.
+        assert page.locator(".pdf-page[data-rendered='1']").count() < contract.page_count
+
+        firings = RuleFiring.objects.filter(passage__contract=contract)
+        flagged = sorted(set(firings.values_list("passage__index", flat=True)))
+        assert len(flagged) >= 3
+        # Every flagged passage (first, middle, last) is found in the PDF and scrolled to.
+        for index in (flagged[0], flagged[len(flagged) // 2], flagged[-1]):
+            page.click(f"#passage-{index} .text")
+            selector = f"#document [data-passage='{index}']"
+            page.wait_for_selector(selector, timeout=15_000)
+            page.wait_for_function(f'({IN_VIEWER})("{selector}")', timeout=10_000)
+            state = contract.passages.get(index=index).state.lower()
+            assert page.locator(f"{selector}.hl-{state}").count() >= 1
+        assert not page.locator(".page-marker").count(), "a passage was not found in the text layer"
+
+        # Clicking a highlight in the PDF scrolls the list to its passage.
+        page.eval_on_selector("#passages", "(list) => { list.scrollTop = 0; }")
+        target = flagged[-1]
+        page.click(f"#document span[data-passage='{target}']")
+        page.wait_for_function(
+            """(index) => {
+              const list = document.getElementById('passages').getBoundingClientRect();
+              const item = document.getElementById('passage-' + index).getBoundingClientRect();
+              return item.top >= list.top - 1 && item.top < list.bottom;
+            }""",
+            arg=target,
+        )
+
+        # Counts per state are those of the API's state register.
+        api = page.evaluate(
+            "async (url) => (await (await fetch(url)).json()).counts",
+            f"/api/reviews/{Review.objects.get(contract=contract).pk}/state/",
+        )
+        shown = page.eval_on_selector_all(
+            "[data-count]",
+            "(nodes) => Object.fromEntries(nodes.map((n) => [n.dataset.count, +n.textContent]))",
+        )
+        assert shown == api
+
+        # Filters change the visible list at once.
+        total = contract.passages.count()
+        assert len(_visible_indexes(page)) == total
+        page.select_option("#filters select[name=state]", "FLAGGED")
+        assert _visible_indexes(page) == flagged
+        category = firings.values_list("category", flat=True).order_by("category").first()
+        page.select_option("#filters select[name=category]", category)
+        with_category = sorted(
+            set(firings.filter(category=category).values_list("passage__index", flat=True))
+        )
+        assert _visible_indexes(page) == with_category
+        page.select_option("#filters select[name=state]", "")
+        page.select_option("#filters select[name=category]", "")
+        state = api and max(api, key=lambda s: api[s])
+        page.select_option("#filters select[name=state]", state)
+        assert len(_visible_indexes(page)) == api[state]
+        assert not errors, errors
