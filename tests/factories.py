@@ -15,6 +15,32 @@ from reviewapp.rules.services import (
     playbook_version_create,
 )
 
+# A small contract and a playbook with one hard rule (MFN: REJECTED) and one verify rule
+# (assignment), shared by the tests of the queue, the audit log, exports and the pages.
+CONTRACT = """1. Assignment. Neither party may assign this Agreement without consent.
+
+2. Pricing. Customer shall receive most favored nation pricing.
+
+3. Notices. Notices shall be in writing.
+"""
+
+STRICT = """
+name: strict
+version: "1"
+language: en
+rules:
+  - id: en.strict.mfn
+    category: Most Favored Nation
+    severity: critical
+    action: reject
+    patterns: ['most favou?red nation']
+  - id: en.strict.assignment
+    category: Anti-Assignment
+    severity: medium
+    action: verify
+    patterns: ['assign']
+"""
+
 
 def ingested_contract(*, matter: Matter, text: str, name: str = "contract.txt") -> Contract:
     """A contract as ingestion leaves it: text stored, passages segmented, not yet scanned."""

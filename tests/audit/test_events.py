@@ -17,33 +17,9 @@ from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.reviews.models import ActorKind
 from reviewapp.reviews.services import passage_transition, review_scan
-from tests.factories import active_playbook, ingested_contract
+from tests.factories import CONTRACT, STRICT, active_playbook, ingested_contract
 
 pytestmark = pytest.mark.django_db
-
-CONTRACT = """1. Assignment. Neither party may assign this Agreement without consent.
-
-2. Pricing. Customer shall receive most favored nation pricing.
-
-3. Notices. Notices shall be in writing.
-"""
-
-STRICT = """
-name: strict
-version: "1"
-language: en
-rules:
-  - id: en.strict.mfn
-    category: Most Favored Nation
-    severity: critical
-    action: reject
-    patterns: ['most favou?red nation']
-  - id: en.strict.assignment
-    category: Anti-Assignment
-    severity: medium
-    action: verify
-    patterns: ['assign']
-"""
 
 
 def events(action: str, organisation_id: int | None = None) -> list[AuditEvent]:

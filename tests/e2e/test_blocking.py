@@ -20,9 +20,8 @@ from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.reviews.models import ActorKind
 from reviewapp.reviews.services import passage_transition
 from tests.e2e.test_upload_flow import sign_in
-from tests.factories import active_playbook
+from tests.factories import STRICT, active_playbook
 from tests.processes import web_server
-from tests.queue.test_queue import STRICT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

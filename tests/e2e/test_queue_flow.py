@@ -14,9 +14,8 @@ from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.queue.models import QueueItem
 from tests.e2e.test_upload_flow import sign_in
-from tests.factories import active_playbook
+from tests.factories import STRICT, active_playbook
 from tests.processes import celery_worker, wait_until, web_server
-from tests.queue.test_queue import STRICT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

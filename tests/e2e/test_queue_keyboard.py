@@ -11,9 +11,8 @@ from reviewapp.accounts.services import demo_seed
 from reviewapp.queue.models import ItemStatus, QueueItem
 from tests.e2e.test_queue_flow import ingest_text
 from tests.e2e.test_upload_flow import sign_in
-from tests.factories import active_playbook
+from tests.factories import STRICT, active_playbook
 from tests.processes import web_server
-from tests.queue.test_queue import STRICT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

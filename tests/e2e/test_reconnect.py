@@ -17,9 +17,8 @@ from reviewapp.reviews.models import ActorKind
 from reviewapp.reviews.services import passage_transition
 from tests.e2e.test_blocking import CONTRACT, MARK_PAGE, decide, in_thread, ingest
 from tests.e2e.test_upload_flow import sign_in
-from tests.factories import active_playbook
+from tests.factories import STRICT, active_playbook
 from tests.processes import web_server
-from tests.queue.test_queue import STRICT
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -15,8 +15,7 @@ from reviewapp.queue.services import (
 )
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.services import review_scan
-from tests.factories import active_playbook, ingested_contract
-from tests.queue.test_queue import CONTRACT, STRICT
+from tests.factories import CONTRACT, STRICT, active_playbook, ingested_contract
 
 pytestmark = pytest.mark.django_db
 

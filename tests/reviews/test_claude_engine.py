@@ -16,13 +16,12 @@ from reviewapp.reviews.models import (
     VerificationStatus,
 )
 from reviewapp.reviews.slots import SlotsBusy, model_call_slot
-from tests.factories import active_playbook
+from tests.factories import STRICT, active_playbook
 from tests.fakes.messages_server import (
     Fault,
     PlantedInstructionBrain,
     running_server,
 )
-from tests.queue.test_queue import STRICT
 
 pytestmark = pytest.mark.django_db
 

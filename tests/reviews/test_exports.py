@@ -19,8 +19,7 @@ from reviewapp.reviews.exports.docx_memo import CONTENT_TYPE as DOCX_TYPE
 from reviewapp.reviews.exports.selectors import review_export_model
 from reviewapp.reviews.models import Draft, ModelCall
 from reviewapp.reviews.services import review_scan
-from tests.factories import active_playbook, ingested_contract
-from tests.queue.test_queue import CONTRACT, STRICT
+from tests.factories import CONTRACT, STRICT, active_playbook, ingested_contract
 from tests.reviews.test_claude_engine import claude  # noqa: F401 - the fake Messages API
 from tests.reviews.test_claude_engine import review_of as claude_review_of
 
