@@ -24,21 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _postgres import admin_connection, bench_url  # noqa: E402
+
 BENCH_DB = "clausewise_bench_audit"
 TARGET_SECONDS = 60.0
 STATES = ("CONFIRMED", "PENDING", "REJECTED", "NEEDS_HUMAN_REVIEW")
-
-
-def _bench_url(url: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{BENCH_DB}"
-
-
-def _admin_connection(url: str):
-    import psycopg
-
-    base, _, _ = url.rpartition("/")
-    return psycopg.connect(f"{base}/postgres", autocommit=True)
 
 
 def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -146,7 +136,7 @@ def main() -> int:
         return 0
     env = {
         **os.environ,
-        "DATABASE_URL": _bench_url(url),
+        "DATABASE_URL": bench_url(url, BENCH_DB),
         "DJANGO_SETTINGS_MODULE": "reviewapp.settings.local",
         "DJANGO_DEBUG": "0",
     }
@@ -154,13 +144,13 @@ def main() -> int:
     import django
 
     django.setup()
-    with _admin_connection(url) as admin:
+    with admin_connection(url) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
         admin.execute(f"CREATE DATABASE {BENCH_DB}")
     try:
         return _run(env, args.events, args.organisations)
     finally:
-        with _admin_connection(url) as admin:
+        with admin_connection(url) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
 
 

@@ -26,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _postgres import admin_connection, bench_url  # noqa: E402
+
 BENCH_DB = "clausewise_bench_reports"
 TARGET_P95_S = 1.0
 MATTERS, REVIEWERS, LAWYERS = 20, 30, 12
@@ -45,18 +47,6 @@ WORDS = tuple(
         "consent",
     ]
 )
-
-
-def _bench_url(url: str) -> str:
-    base, _, _ = url.rpartition("/")
-    return f"{base}/{BENCH_DB}"
-
-
-def _admin_connection(url: str):
-    import psycopg
-
-    base, _, _ = url.rpartition("/")
-    return psycopg.connect(f"{base}/postgres", autocommit=True)
 
 
 def _people_and_matters():
@@ -422,21 +412,21 @@ def main() -> int:
         return 0
     os.environ.update(
         {
-            "DATABASE_URL": _bench_url(url),
+            "DATABASE_URL": bench_url(url, BENCH_DB),
             "DJANGO_SETTINGS_MODULE": "reviewapp.settings.local",
             "DJANGO_DEBUG": "0",
             "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
         }
     )
     if not args.reuse:
-        with _admin_connection(url) as admin:
+        with admin_connection(url) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
             admin.execute(f"CREATE DATABASE {BENCH_DB}")
     try:
         import django
 
         django.setup()
-        return _run(_bench_url(url), args)
+        return _run(bench_url(url, BENCH_DB), args)
     finally:
         from django.db import connections
 
@@ -444,7 +434,7 @@ def main() -> int:
         if args.keep or args.reuse:
             print(f"kept database {BENCH_DB!r}; drop it when done")
         else:
-            with _admin_connection(url) as admin:
+            with admin_connection(url) as admin:
                 admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
 
 
