@@ -31,7 +31,18 @@ from _postgres import admin_connection, bench_url  # noqa: E402
 BENCH_DB = "clausewise_bench_reports"
 TARGET_P95_S = 1.0
 MATTERS, REVIEWERS, LAWYERS = 20, 30, 12
-RULES = [(f"en.rule.{n:02d}", f"Category {n % 12:02d}") for n in range(40)]
+PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"
+
+
+def _shipped_rules() -> list[tuple[str, str]]:
+    """Rule ids and categories of the shipped playbook's routing rules (the firings' mix)."""
+    import yaml
+
+    rules = yaml.safe_load(PLAYBOOK.read_text(encoding="utf-8"))["rules"]
+    return [(r["id"], r["category"]) for r in rules if not r.get("only_with")]
+
+
+RULES = _shipped_rules()
 WORDS = tuple(
     [
         "the",
@@ -69,7 +80,9 @@ def _people_and_matters():
             + [Membership(user=u, matter=matter, role=Role.LAWYER) for u in lawyers[:4]]
         )
     playbook = Playbook.objects.create(organisation=org, name="bench", language="en")
-    version = PlaybookVersion.objects.create(playbook=playbook, number=1, source="rules: []")
+    version = PlaybookVersion.objects.create(
+        playbook=playbook, number=1, source=PLAYBOOK.read_text(encoding="utf-8")
+    )
     return admin, matters, reviewers, lawyers, version
 
 

@@ -84,11 +84,12 @@ async def _client_main(url: str, cookies: list[str]) -> None:
 # ---- the benchmark process ------------------------------------------------------------------
 
 
-SETTINGS = {"redis": "reviewapp.settings.test", "pubsub": "benchmarks.socket_bench_settings"}
+LAYERS = ("pubsub", "lists")  # the CHANNEL_LAYER setting (README)
 
 
 def configure(work_dir: Path, layer: str) -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = SETTINGS[layer]
+    os.environ["DJANGO_SETTINGS_MODULE"] = "reviewapp.settings.test"
+    os.environ["CHANNEL_LAYER"] = layer
     os.environ.setdefault("DATABASE_URL", f"sqlite:///{work_dir / 'bench.sqlite3'}")
     os.environ["CLAUSEWISE_CELERY_EAGER"] = "1"
     import django
@@ -175,7 +176,7 @@ def web_server(log_path: Path, layer: str) -> Iterator[str]:
         sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
         "--port", str(port), "--ws", "websockets", "--lifespan", "off", "--log-level", "warning",
     ]  # fmt: skip
-    env = child_env(DJANGO_SETTINGS_MODULE=SETTINGS[layer])
+    env = child_env(DJANGO_SETTINGS_MODULE="reviewapp.settings.test", CHANNEL_LAYER=layer)
     with log_path.open("ab") as log:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
@@ -261,7 +262,7 @@ def main() -> int:
     parser.add_argument("--sockets", type=int, default=200)
     parser.add_argument("--changes", type=int, default=100)
     parser.add_argument("--interval", type=float, default=0.1, help="seconds between changes")
-    parser.add_argument("--layer", choices=sorted(SETTINGS), default="redis")
+    parser.add_argument("--layer", choices=LAYERS, default="pubsub")
     parser.add_argument("--client", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:

@@ -37,6 +37,8 @@ from reviewapp.audit.reports.filters import ReportFilters
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import Decision, ItemStatus, QueueItem
 from reviewapp.reviews.models import ModelCall, Review, ReviewStatus, RuleFiring, Verification
+from reviewapp.rules.models import PlaybookVersion
+from reviewapp.rules.services import PlaybookInvalid, playbook_compiled
 
 __all__ = ["ReportChoices", "report_build", "report_choices"]
 
@@ -60,6 +62,25 @@ def report_build(*, filters: ReportFilters, now: datetime | None = None) -> Repo
     )
 
 
+def _rules_of_playbooks_used(organisation_ids: tuple[int, ...]) -> list[tuple[str, str]]:
+    """Every rule of the playbook versions the organisations' reviews ran with.
+
+    Read from the (few, cached) compiled playbooks rather than from the millions of firings.
+    """
+    used = Review.objects.filter(contract__matter__organisation_id__in=organisation_ids)
+    versions = PlaybookVersion.objects.filter(
+        pk__in=used.values("playbook_version_id").order_by().distinct()
+    )
+    rows: list[tuple[str, str]] = []
+    for version in versions:
+        try:
+            rows += [(c.rule.id, c.rule.category) for c in playbook_compiled(version).rules]
+        except PlaybookInvalid:  # saved versions are linted; keep the report up regardless
+            fired = RuleFiring.objects.filter(playbook_version=version)
+            rows += fired.values_list("rule_id", "category").order_by().distinct()
+    return rows
+
+
 def report_choices(*, organisation_ids: tuple[int, ...]) -> ReportChoices:
     matters = Matter.objects.filter(organisation_id__in=organisation_ids).select_related(
         "organisation"
@@ -71,13 +92,8 @@ def report_choices(*, organisation_ids: tuple[int, ...]) -> ReportChoices:
         .order_by("user__username")
         .distinct()
     )
-    rules = (
-        RuleFiring.objects.filter(review__contract__matter__organisation_id__in=organisation_ids)
-        .values_list("rule_id", "category")
-        .order_by()
-        .distinct()
-    )
-    member_rows, rule_rows = list(members), list(rules)
+    member_rows = list(members)
+    rule_rows = _rules_of_playbooks_used(organisation_ids)
     return ReportChoices(
         matters=sorted(
             (m.pk, f"{m.name} ({m.organisation.name})" if several else m.name) for m in matters

@@ -8,8 +8,7 @@ from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.reviews.models import RuleFiring
 from reviewapp.reviews.services import review_scan
-from tests.audit.reports.test_completed_at import REJECT_MFN
-from tests.factories import active_playbook, ingested_contract
+from tests.factories import STRICT, active_playbook, ingested_contract
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +16,7 @@ TEXT = "1. Pricing. Customer shall receive most favored nation pricing.\n"
 
 
 def test_the_scan_copies_state_and_length_onto_one_first_firing_per_passage(matter):
-    active_playbook(organisation=matter.organisation, source=REJECT_MFN)
+    active_playbook(organisation=matter.organisation, source=STRICT)
     review = review_scan(contract_id=ingested_contract(matter=matter, text=TEXT).pk, enqueue=False)
     firings = list(RuleFiring.objects.filter(review=review).select_related("passage"))
     assert firings
@@ -31,7 +30,7 @@ def test_the_scan_copies_state_and_length_onto_one_first_firing_per_passage(matt
 def test_a_lawyers_decision_moves_the_firings_state_with_the_passage(matter, make_user):
     lee = make_user("lee")
     Membership.objects.create(user=lee, matter=matter, role=Role.LAWYER)
-    active_playbook(organisation=matter.organisation, source=REJECT_MFN)
+    active_playbook(organisation=matter.organisation, source=STRICT)
     review = review_scan(contract_id=ingested_contract(matter=matter, text=TEXT).pk, enqueue=False)
     item = QueueItem.objects.get(review=review)
     queue_item_claim(item_id=item.pk, user=lee)
