@@ -326,6 +326,7 @@ def _publish(item: QueueItem, event_type: str) -> None:
             "severity": item.severity,
             "claimed_by": item.claimed_by.get_username() if item.claimed_by else None,
             "decision": item.decision or None,
+            "note": item.note if item.status == ItemStatus.DONE else "",
             "due_at": item.due_at.isoformat(),
         },
     )

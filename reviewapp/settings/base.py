@@ -263,6 +263,8 @@ LLM_TASK_RETRIES = env_int("LLM_TASK_RETRIES", 4, minimum=0)
 LLM_RETRY_BACKOFF_S = env_float("LLM_RETRY_BACKOFF_S", 2.0, minimum=0.0)
 LLM_MAX_CONCURRENT_PER_ORG = env_int("LLM_MAX_CONCURRENT_PER_ORG", 4, minimum=1)
 LLM_PRICES_JSON = env_str("LLM_PRICES_JSON")  # {"model": {"input": $/Mtok, ...}}; empty: built-in
+# Memory PostgreSQL may use per grouping in the admins' reports (SET LOCAL work_mem).
+REPORTS_WORK_MEM = env_str("REPORTS_WORK_MEM", "64MB")
 # Hours a lawyer has to decide a queue item, by the severity of the rule that flagged it.
 QUEUE_SLA_HOURS = {
     "critical": env_float("QUEUE_SLA_CRITICAL_H", 4.0, minimum=0.1),

@@ -44,8 +44,9 @@
     const box = item && item.querySelector("[data-role=decision]");
     if (!box) return;
     const who = payload.claimed_by || "";
-    if (type === "queue.item.decided") {
-      box.textContent = format(payload.decision === "accept" ? L.acceptedBy : L.rejectedBy, { who });
+    if (type === "queue.item.decided" || type === "queue.item.note_edited") {
+      const decided = format(payload.decision === "accept" ? L.acceptedBy : L.rejectedBy, { who });
+      box.textContent = payload.note ? `${decided} — ${payload.note}` : decided;
     } else if (type === "queue.item.claimed") {
       box.textContent = format(L.claimedBy, { who });
     } else if (type === "queue.item.opened") {

@@ -99,7 +99,9 @@ def test_rejected_passage_blocks_and_lawyers_decisions_unblock_live(browser, tmp
         expect(page.locator("#review-status")).to_have_text("In review")
         item = page.locator(f"#passage-{mfn.index}")
         expect(item.locator(".state")).to_have_text("Confirmed")
-        expect(item).to_contain_text("Lawyer decision: accepted by lawyer")
+        expect(item).to_contain_text(
+            "Lawyer decision: accepted by lawyer — Agreed with the client: MFN is acceptable here."
+        )
         expect(highlight).to_have_class(re.compile(r"\bhl-confirmed\b"))
         expect(page.locator("[data-count=REJECTED]")).to_have_text("0")
         assert complete.is_hidden()

@@ -13,6 +13,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
+from django.db import connection, transaction
 from django.db.models import BooleanField, Case, Count, F, Max, Q, QuerySet, Sum, When
 from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
@@ -48,6 +50,21 @@ OPEN_STATES = (PassageState.PENDING, PassageState.NEEDS_HUMAN_REVIEW)
 
 
 def report_build(*, filters: ReportFilters, now: datetime | None = None) -> Report:
+    """The whole report in one read-only transaction (a fixed number of queries)."""
+    with transaction.atomic():
+        _aggregate_in_memory()
+        return _report(filters, now)
+
+
+def _aggregate_in_memory() -> None:
+    # A year of a large firm groups a few hundred thousand firings: with PostgreSQL's default
+    # work_mem the grouping sorts on disk; with more it hashes in memory, twice as fast.
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('work_mem', %s, true)", [settings.REPORTS_WORK_MEM])
+
+
+def _report(filters: ReportFilters, now: datetime | None) -> Report:
     reviews = _reviews(filters)
     firings = _firing_groups(filters, reviews)
     return Report(
