@@ -76,6 +76,8 @@ def _labels() -> dict[str, object]:
         "rejectedBy": gettext("Lawyer decision: rejected by %(who)s"),
         "claimedBy": gettext("Claimed by %(who)s"),
         "waiting": gettext("Waiting for a lawyer"),
+        "due": gettext("due %(due)s UTC"),
+        "escalated": gettext("Escalated: overdue since %(due)s UTC"),
         "visible": gettext("%(shown)s of %(total)s passages shown"),
         "passage": gettext("Passage"),
         "risk": gettext("Risk"),

@@ -39,6 +39,10 @@
     if (payload.question) box.append(text("div", "small question", `${L.askCounterparty}: ${payload.question}`));
   }
 
+  function utc(iso) {
+    return iso ? iso.slice(0, 16).replace("T", " ") : "";
+  }
+
   function showQueueItem(type, payload) {
     const item = passageItem(payload.passage);
     const box = item && item.querySelector("[data-role=decision]");
@@ -48,9 +52,16 @@
       const decided = format(payload.decision === "accept" ? L.acceptedBy : L.rejectedBy, { who });
       box.textContent = payload.note ? `${decided} — ${payload.note}` : decided;
     } else if (type === "queue.item.claimed") {
-      box.textContent = format(L.claimedBy, { who });
+      box.textContent = `${format(L.claimedBy, { who })} · ${format(L.due, { due: utc(payload.due_at) })}`;
     } else if (type === "queue.item.opened") {
-      box.textContent = L.waiting;
+      box.textContent = `${L.waiting} · ${format(L.due, { due: utc(payload.due_at) })}`;
+    } else if (type === "queue.item.escalated") {
+      const owner = who ? format(L.claimedBy, { who }) : L.waiting;
+      const sla = document.createElement("span");
+      sla.className = "sla escalated";
+      sla.dataset.role = "sla";
+      sla.textContent = format(L.escalated, { due: utc(payload.due_at) });
+      box.replaceChildren(`${owner} · `, sla);
     }
   }
 

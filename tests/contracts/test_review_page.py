@@ -141,3 +141,18 @@ def test_text_document_is_never_served_inline(client, reviewer, blocked_contract
 def test_other_matters_contracts_are_not_shown(client, make_user, blocked_contract):
     client.force_login(make_user("stranger"))
     assert client.get(f"/contracts/{blocked_contract.pk}/").status_code == 404
+
+
+def test_open_items_show_their_due_time_and_escalation(client, reviewer, blocked_contract):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from reviewapp.queue.models import QueueItem
+    from reviewapp.queue.services import queue_escalate_overdue
+
+    item = QueueItem.objects.get(review__contract=blocked_contract)
+    assert f"due {item.due_at:%Y-%m-%d %H:%M} UTC" in _page(client, reviewer, blocked_contract)
+    QueueItem.objects.filter(pk=item.pk).update(due_at=timezone.now() - timedelta(hours=1))
+    queue_escalate_overdue()
+    assert "Escalated: overdue since" in _page(client, reviewer, blocked_contract)
