@@ -9,8 +9,8 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp.audit.reports.figures import ReportChoices
 from reviewapp.audit.reports.filters import ReportFilters
-from reviewapp.audit.reports.selectors import ReportChoices
 from reviewapp.reviews.models import Engine
 
 DEFAULT_DAYS = 30

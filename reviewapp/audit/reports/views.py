@@ -8,10 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from reviewapp.audit.reports.charts import bar_chart, column_chart
+from reviewapp.audit.reports.choices import report_choices
 from reviewapp.audit.reports.exports import report_csv, report_pdf
 from reviewapp.audit.reports.figures import Report, ReportChoices
 from reviewapp.audit.reports.forms import ReportFilterForm
-from reviewapp.audit.reports.selectors import report_build, report_choices
+from reviewapp.audit.reports.selectors import report_build
 from reviewapp.audit.reports.summary import report_summary
 from reviewapp.rules.selectors import organisations_administered
 

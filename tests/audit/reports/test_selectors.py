@@ -4,8 +4,9 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from reviewapp.audit.reports.choices import report_choices
 from reviewapp.audit.reports.filters import ReportFilters
-from reviewapp.audit.reports.selectors import report_build, report_choices
+from reviewapp.audit.reports.selectors import report_build
 
 pytestmark = pytest.mark.django_db
 
