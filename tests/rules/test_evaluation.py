@@ -132,15 +132,15 @@ def test_default_playbook_keeps_routing_sparse_and_recall_from_regressing(cuad_r
     table = format_table(cuad_report)
     assert cuad_report["documents"] >= 160, table
     assert cuad_report["routed_share_pooled"] <= 0.20, table
-    # Measured when the playbook was tuned: overall 0.816 at a routed share of 0.198
-    # (0.800 and 0.826 on the two halves of a seeded random split of the contracts).
-    assert cuad_report["overall_recall"] >= 0.80, table
+    # Measured when the playbook was tuned: overall 0.829 at a routed share of 0.199
+    # (0.815 and 0.839 on the two halves of a seeded random split of the contracts).
+    assert cuad_report["overall_recall"] >= 0.82, table
 
 
 @pytest.mark.cuad
 @pytest.mark.xfail(
     reason="product targets not reached by keyword rules at a routed share of 0.20 "
-    "(measured: overall recall 0.816; several categories below 0.85). A scorer learnt from the "
+    "(measured: overall recall 0.829; several categories below 0.85). A scorer learnt from the "
     "labels reaches 0.85 at 0.20 and needs 0.40 for 0.95 (benchmarks/routing_frontier.py)",
     strict=True,
 )
