@@ -13,6 +13,7 @@ from reviewapp.contracts.models import PassageState
 from reviewapp.contracts.review_page import last_event_seq, review_page_build
 from reviewapp.contracts.selectors import contract_get_for_user, contract_list_for_user
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
+from reviewapp.reviews.reasons import reason_labels
 from reviewapp.reviews.selectors import review_for_contract
 
 
@@ -68,6 +69,7 @@ def _labels() -> dict[str, object]:
         "states": dict(PassageState.choices),
         "reviewStatuses": dict(ReviewStatus.choices),
         "draftStatuses": dict(DraftStatus.choices),
+        "reasons": reason_labels(),
         "checkedByClaude": gettext("Checked by Claude"),
         "checkedOffline": gettext("Checked by the offline engine"),
         "suggestedWording": gettext("Suggested wording"),

@@ -212,9 +212,13 @@ def offline_draft(review: Review) -> dict[str, Any]:
     passages = list(contract.passages.order_by("index"))
     facts = extract_facts(compiled, contract.text, passages)
     issues = []
+    seen: set[tuple[int, str]] = set()
     firings = RuleFiring.objects.filter(review=review).select_related("passage")
     for firing in firings.order_by("passage__index", "rule_id"):
         rule = compiled.compiled_rule(firing.rule_id).rule
+        if (firing.passage.index, rule.category) in seen:
+            continue  # a category's passage, heading and context rules make one issue
+        seen.add((firing.passage.index, rule.category))
         issues.append(
             {
                 "passage": firing.passage.index,

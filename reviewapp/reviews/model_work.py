@@ -41,16 +41,18 @@ from reviewapp.reviews.models import (
     Verification,
     VerificationStatus,
 )
+from reviewapp.reviews.reasons import (
+    LLM_UNAVAILABLE,
+    NO_OFFLINE_VERDICT,
+    PLANTED_INSTRUCTIONS,
+    RULE_REQUIRES_HUMAN,
+)
 from reviewapp.reviews.services import passage_transition
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.rules.engine import offline_verdict
 from reviewapp.rules.services import playbook_compiled
 
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
-LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
-RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
-PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
-NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
 INJECTION_CATEGORY = "Prompt Injection"
 
 
@@ -162,7 +164,10 @@ def verifications_run(*, review_id: int, verification_ids: Sequence[int]) -> int
 
 
 def _requires_human(compiled: Any, verification: Verification) -> bool:
-    return any(compiled.compiled_rule(r).rule.action == "human" for r in verification.rule_ids)
+    """A routing rule with action ``human`` sends the passage to a lawyer. Secondary rules
+    (``only_with``) only add questions: their action never decides where a passage goes."""
+    rules = [compiled.compiled_rule(rule_id).rule for rule_id in verification.rule_ids]
+    return any(rule.action == "human" and not rule.only_with for rule in rules)
 
 
 def _for_a_lawyer(verification: Verification, *, reason: str, risk: str, why: str) -> Verdict:

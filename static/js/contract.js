@@ -32,7 +32,7 @@
     const box = item.querySelector("[data-role=verification]");
     box.textContent = "";
     const engine = payload.engine === "anthropic" ? L.checkedByClaude : L.checkedOffline;
-    const reason = payload.reason ? ` (${payload.reason})` : "";
+    const reason = payload.reason ? ` (${(L.reasons && L.reasons[payload.reason]) || payload.reason})` : "";
     box.append(text("div", "small", `${engine}: ${stateLabel(payload.outcome)}${reason} — ${payload.rationale}`));
     if (payload.quote) box.append(text("blockquote", "small", `“${payload.quote}”`));
     if (payload.redline) box.append(text("div", "small", `${L.suggestedWording}: ${payload.redline}`));

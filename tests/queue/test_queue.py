@@ -137,3 +137,21 @@ def test_overdue_items_escalate_once_and_admins_are_mailed(
     assert item.escalated_at is not None and item.severity == "high"
     assert queue_escalate_overdue() == []
     assert [m.to for m in mailoutbox] == [["boss@firm.example"]]
+
+
+def test_queue_page_explains_why_an_item_is_there_in_words(client, review, lawyers):
+    lee, _ = lawyers
+    pending = review.contract.passages.get(state=PassageState.PENDING)
+    passage_transition(
+        passage_id=pending.pk,
+        to_state=PassageState.NEEDS_HUMAN_REVIEW,
+        actor_kind=ActorKind.ENGINE,
+        actor="offline",
+        reason="NO_OFFLINE_VERDICT",
+    )
+    client.force_login(lee)
+    page = client.get("/queue/").content.decode()
+    assert "could not settle it from the rule" in page
+    assert "NO_OFFLINE_VERDICT" not in page
+    page = client.get("/queue/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "离线引擎无法根据规则的措辞作出判定" in page

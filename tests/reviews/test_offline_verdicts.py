@@ -32,11 +32,7 @@ rules:
 
 
 def _settle(matter, text: str) -> Verification:
-    active_playbook(organisation=matter.organisation, source=PLAYBOOK)
-    review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
-    pending = list(Verification.objects.filter(review=review).values_list("pk", flat=True))
-    verifications_run(review_id=review.pk, verification_ids=pending)
-    return Verification.objects.get(review=review)
+    return _settle_with(matter, PLAYBOOK, text)
 
 
 def test_primary_confirm_settles_although_a_secondary_rule_fired(matter):
@@ -56,3 +52,47 @@ def test_reject_if_rejects(matter):
 def test_no_pattern_leaves_it_to_a_lawyer(matter):
     verification = _settle(matter, "9. Limits. Liability is as agreed between the parties.\n")
     assert verification.outcome == PassageState.NEEDS_HUMAN_REVIEW
+
+
+HUMAN_CONTEXT = PLAYBOOK.replace(
+    "    only_with: [Cap On Liability]\n", "    action: human\n    only_with: [Cap On Liability]\n"
+).replace("    action: verify\n    action: human\n", "    action: human\n")
+
+
+def test_a_secondary_rule_never_sends_a_passage_to_a_lawyer(matter):
+    # The context rule says "human" but only adds a question: the routing rule decides.
+    assert "action: human" in HUMAN_CONTEXT
+    text = "9. Limits. Each party's liability shall not exceed the fees paid in a year.\n"
+    verification = _settle_with(matter, HUMAN_CONTEXT, text)
+    assert verification.outcome == PassageState.CONFIRMED
+    assert verification.reason != "RULE_REQUIRES_HUMAN"
+
+
+def test_a_routing_rule_with_action_human_still_goes_to_a_lawyer(matter):
+    source = PLAYBOOK.replace(
+        "    severity: high\n    action: verify\n", "    severity: high\n    action: human\n"
+    )
+    verification = _settle_with(matter, source, "9. Limits. Liability shall not exceed the fees.\n")
+    assert verification.outcome == PassageState.NEEDS_HUMAN_REVIEW
+    assert verification.reason == "RULE_REQUIRES_HUMAN"
+
+
+def _settle_with(matter, source: str, text: str) -> Verification:
+    active_playbook(organisation=matter.organisation, source=source)
+    review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
+    pending = list(Verification.objects.filter(review=review).values_list("pk", flat=True))
+    verifications_run(review_id=review.pk, verification_ids=pending)
+    return Verification.objects.get(review=review)
+
+
+def test_offline_draft_lists_each_issue_once_per_passage(matter):
+    from reviewapp.reviews.drafting import offline_draft
+
+    # The passage and the context rule of one category both fire: one issue, not two.
+    text = "9. Limits. Each party's liability shall not exceed the fees paid in a year.\n"
+    source = PLAYBOOK.replace("category: Uncapped Liability", "category: Cap On Liability")
+    active_playbook(organisation=matter.organisation, source=source)
+    review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
+    assert review.firings.count() == 2
+    issues = [(i["passage"], i["title"]) for i in offline_draft(review)["issues"]]
+    assert issues == [(issues[0][0], "Cap On Liability")]

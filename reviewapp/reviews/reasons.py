@@ -1,0 +1,34 @@
+"""Why a passage went to a lawyer: the codes stored on verifications and queue items, and the
+sentence a lawyer reads for each (exports and the API keep the code)."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+from reviewapp.llm import NO_VERDICT, QUOTE_NOT_FOUND
+
+LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
+RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
+PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
+NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
+
+_LABELS = {
+    RULE_REQUIRES_HUMAN: _("A rule that fired here always needs a lawyer."),
+    NO_OFFLINE_VERDICT: _("The offline engine could not settle it from the rule's wording."),
+    LLM_UNAVAILABLE: _("The language model could not be reached; a lawyer decides instead."),
+    PLANTED_INSTRUCTIONS: _("The passage holds text addressed to an AI reviewer."),
+    QUOTE_NOT_FOUND: _("The model's quote is not in the passage, so its verdict was not trusted."),
+    NO_VERDICT: _("The model gave no usable verdict."),
+}
+
+
+def reason_label(reason: str | None) -> str:
+    """The sentence for a known code; anything else (a rule list, a note) as it is."""
+    if not reason:
+        return ""
+    return str(_LABELS.get(reason, reason))
+
+
+def reason_labels() -> dict[str, str]:
+    """Every known code with its sentence, in the active language (for page scripts)."""
+    return {code: str(label) for code, label in _LABELS.items()}
