@@ -27,10 +27,30 @@ rules:
 
 
 def test_shipped_playbooks_load_once_and_again_only_when_changed():
-    first = playbook_sync_defaults()
-    assert {v.playbook.name for v in first} >= {"commercial-en", "commercial-zh"}
+    # ``migrate`` loaded them (post_migrate): loading again changes nothing.
+    shipped = Playbook.objects.filter(organisation=None)
+    assert set(shipped.values_list("name", flat=True)) >= {"commercial-en", "commercial-zh"}
     assert playbook_sync_defaults() == []
     assert PlaybookVersion.objects.filter(playbook__name="commercial-en").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrate_loads_a_changed_shipped_playbook_as_a_new_version(tmp_path, monkeypatch):
+    from django.core.management import call_command
+
+    from reviewapp.rules import services
+
+    call_command("migrate", verbosity=0)  # a fresh database after the flush: version 1
+    shipped = services.DEFAULTS_DIR / "commercial-en.yaml"
+    changed = shipped.read_text(encoding="utf-8").replace(
+        "description: Price or terms parity", "description: Price parity", 1
+    )
+    (tmp_path / "commercial-en.yaml").write_text(changed, encoding="utf-8")
+    monkeypatch.setattr(services, "DEFAULTS_DIR", tmp_path)
+    call_command("migrate", verbosity=0)  # what every start and deploy runs
+    versions = PlaybookVersion.objects.filter(playbook__name="commercial-en").order_by("number")
+    assert [v.number for v in versions] == [1, 2]
+    assert versions[1].source == changed
 
 
 def test_every_edit_is_a_new_version_and_old_versions_stay():
