@@ -174,7 +174,8 @@ def web_server(log_path: Path, layer: str) -> Iterator[str]:
     port = free_port()
     command = [
         sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
-        "--port", str(port), "--ws", "websockets", "--lifespan", "off", "--log-level", "warning",
+        "--port", str(port), "--ws", "websockets-sansio", "--lifespan", "off",
+        "--log-level", "warning",
     ]  # fmt: skip
     env = child_env(DJANGO_SETTINGS_MODULE="reviewapp.settings.test", CHANNEL_LAYER=layer)
     with log_path.open("ab") as log:

@@ -29,7 +29,7 @@ def _processes(host: str, port: str) -> dict[str, list[str]]:
     return {
         "web": [
             python, "-m", "uvicorn", "reviewapp.asgi:application",
-            "--host", host, "--port", port, "--ws", "websockets", "--lifespan", "off",
+            "--host", host, "--port", port, "--ws", "websockets-sansio", "--lifespan", "off",
         ],
         "worker": [
             python, "-m", "celery", "-A", "reviewapp", "worker", "--loglevel", "INFO",

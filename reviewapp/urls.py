@@ -1,5 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -59,6 +61,12 @@ api_patterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
+
+def _favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
+    # Resolved per request: with hashed static names the manifest exists only after collectstatic.
+    return HttpResponsePermanentRedirect(static("img/favicon.svg"))
+
+
 urlpatterns = [
     path("", contracts_views.home, name="home"),
     path("matters/<int:matter_id>/", contracts_views.matter_detail, name="matter"),
@@ -81,5 +89,7 @@ urlpatterns = [
     path("jsi18n/", JavaScriptCatalog.as_view(), name="jsi18n"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    # Browsers ask for /favicon.ico on pages that do not name an icon (API responses, downloads).
+    path("favicon.ico", _favicon),
     path("api/", include(api_patterns)),
 ]

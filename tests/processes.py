@@ -77,7 +77,7 @@ def web_server(log_path: Path, port: int | None = None) -> Iterator[str]:
     port = port or free_port()  # a fixed port lets a test restart the server under a page
     command = [
         sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
-        "--port", str(port), "--ws", "websockets", "--lifespan", "off",
+        "--port", str(port), "--ws", "websockets-sansio", "--lifespan", "off",
     ]  # fmt: skip
     with log_path.open("ab") as log:
         process = subprocess.Popen(

@@ -45,6 +45,13 @@ def test_healthz_reports_database_and_redis(client):
     assert response.json() == {"database": True, "redis": True}
 
 
+def test_pages_name_an_icon_and_favicon_ico_finds_it(client):
+    assert 'rel="icon"' in client.get("/login/").content.decode()
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith("img/favicon.svg")
+
+
 def test_contract_page_says_which_engine_drafted_and_checked(client, reviewer, matter):
     import io
 
@@ -64,3 +71,26 @@ def test_contract_page_says_which_engine_drafted_and_checked(client, reviewer, m
     assert "Draft by the offline engine (no language model was used)" in page
     assert "Checked by the offline engine" in page
     assert "Anti-Assignment" in page
+
+
+def test_error_pages_say_what_happened_and_lead_back(client, rf, reviewer):
+    from django.views.defaults import server_error
+
+    client.force_login(reviewer)
+    response = client.get("/contracts/999999/")
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert "Page not found" in page and 'href="/"' in page and "Sign out" in page
+    assert "Something went wrong" in server_error(rf.get("/")).content.decode()
+    chinese = client.get("/no-such-page/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "页面不存在" in chinese
+
+
+def test_expired_form_explains_that_nothing_changed(reviewer):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(reviewer)
+    response = strict.post("/logout/")
+    assert response.status_code == 403
+    assert "nothing was changed" in response.content.decode()
