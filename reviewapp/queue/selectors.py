@@ -11,6 +11,7 @@ from reviewapp.contracts.models import Passage
 from reviewapp.queue.models import ItemStatus, QueueComment, QueueItem
 from reviewapp.queue.services import DECIDERS, SEVERITY_RANK
 from reviewapp.reviews.models import RuleFiring, Verification
+from reviewapp.rules.services import playbook_compiled
 
 
 def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:
@@ -59,13 +60,16 @@ def queue_item_context(item: QueueItem) -> dict[str, Any]:
         ).order_by("index")
     )
     firings = list(RuleFiring.objects.filter(passage=passage))
+    on_heading = _heading_hits(item, passage, firings)
     comments = QueueComment.objects.filter(item=item).select_related("author")
     return {
         "item": item,
         "before": [n for n in neighbours if n.index < passage.index],
         "after": [n for n in neighbours if n.index > passage.index],
-        "segments": passage_segments(passage, [(f.match_start, f.match_end) for f in firings]),
-        "firings": [_firing(firing, passage) for firing in firings],
+        "segments": passage_segments(
+            passage, [(f.match_start, f.match_end) for f in firings if f.pk not in on_heading]
+        ),
+        "firings": [_firing(firing, passage, firing.pk in on_heading) for firing in firings],
         "v": Verification.objects.filter(passage=passage).first(),
         "comments": comments.prefetch_related("mentions"),
         "history": item.history.select_related("actor"),
@@ -96,11 +100,31 @@ def passage_segments(passage: Passage, spans: list[tuple[int, int]]) -> list[dic
     return segments
 
 
-def _firing(firing: RuleFiring, passage: Passage) -> dict[str, Any]:
+def _heading_hits(item: QueueItem, passage: Passage, firings: list[RuleFiring]) -> set[int]:
+    """Firings whose rule matched the heading in force: the engine records them as spanning
+    the whole passage, but what the lawyer should see is the heading that matched."""
+    whole = [f for f in firings if (f.match_start, f.match_end) == (passage.start, passage.end)]
+    if not whole or not passage.heading:
+        return set()
+    compiled = playbook_compiled(item.review.playbook_version)
+    return {
+        f.pk
+        for f in whole
+        if f.rule_id in compiled.by_id and compiled.compiled_rule(f.rule_id).rule.scope != "passage"
+    }
+
+
+def _firing(firing: RuleFiring, passage: Passage, on_heading: bool) -> dict[str, Any]:
+    text = (
+        passage.heading
+        if on_heading
+        else passage.contract.text[firing.match_start : firing.match_end]
+    )
     return {
         "rule_id": firing.rule_id,
         "category": firing.category,
         "action": firing.action,
         "severity": firing.severity,
-        "match": passage.contract.text[firing.match_start : firing.match_end][:200],
+        "match": text[:200],
+        "on_heading": on_heading,
     }

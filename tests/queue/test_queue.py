@@ -155,3 +155,36 @@ def test_queue_page_explains_why_an_item_is_there_in_words(client, review, lawye
     assert "NO_OFFLINE_VERDICT" not in page
     page = client.get("/queue/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "离线引擎无法根据规则的措辞作出判定" in page
+
+
+HEADING_RULE = """
+name: strict
+version: "1"
+language: en
+rules:
+  - id: en.test.exclusivity-heading
+    category: Exclusivity
+    severity: high
+    action: human
+    scope: heading
+    patterns: ['exclusiv\\w*[^>]*$']
+"""
+
+
+def test_a_heading_match_shows_the_heading_not_the_whole_passage(client, matter, lawyers):
+    active_playbook(organisation=matter.organisation, source=HEADING_RULE)
+    text = (
+        "1. Definitions.\n\nTerms mean what they say.\n\n"
+        "2. Exclusivity\n\nSupplier sells to Buyer only.\n"
+    )
+    contract = ingested_contract(matter=matter, text=text)
+    review = review_scan(contract_id=contract.pk, enqueue=False)
+    from reviewapp.reviews.model_work import verifications_run
+    from reviewapp.reviews.models import Verification
+
+    pending = list(Verification.objects.filter(review=review).values_list("pk", flat=True))
+    verifications_run(review_id=review.pk, verification_ids=pending)
+    client.force_login(lawyers[0])
+    page = client.get("/queue/").content.decode()
+    assert "matched the heading" in page
+    assert "<mark>Supplier sells to Buyer only.</mark>" not in page
