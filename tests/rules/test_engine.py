@@ -288,6 +288,14 @@ def test_detect_contract_type_from_the_title():
     assert detect_contract_type("Minutes of the board meeting held on Monday.") == "Other"
 
 
+def test_detect_contract_type_of_a_chinese_contract():
+    assert detect_contract_type("技术服务合同\n\n甲方：某某有限公司\n") == "Service"
+    assert detect_contract_type("独家经销协议\n\n第一条 经销区域\n") == "Distributor"
+    assert detect_contract_type("软件许可及技术服务合同\n") == "Service"
+    assert detect_contract_type("商标使用许可合同\n") == "License"
+    assert detect_contract_type("会议纪要：双方讨论了下一步工作。") == "Other"
+
+
 def test_detect_language():
     assert detect_language("The Licensee shall pay royalties quarterly.") == "en"
     assert detect_language("乙方应按季度向甲方支付许可费。") == "zh"
