@@ -2,11 +2,12 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponsePermanentRedirect
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from reviewapp.accounts.api import MatterListView
+from reviewapp.api_errors import api_not_found
 from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
@@ -59,6 +60,7 @@ api_patterns = [
     path("playbooks/test/", PlaybookTestView.as_view(), name="api-playbook-test"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    re_path(r"^(?P<path>.*)$", api_not_found),  # last: JSON 404 for unknown API paths
 ]
 
 

@@ -187,10 +187,12 @@ INGEST_PARSE_TIMEOUT_S = env_float("INGEST_PARSE_TIMEOUT_S", 60.0, minimum=0.1)
 INGEST_MEMORY_MB = env_int("INGEST_MEMORY_MB", 1024, minimum=64)
 
 REST_FRAMEWORK = {
+    # Token first: a request without credentials gets 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    "EXCEPTION_HANDLER": "reviewapp.api_errors.exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }

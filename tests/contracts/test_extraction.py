@@ -247,6 +247,13 @@ def test_text_file_is_decoded_unchanged(
     assert (document.kind, document.page_spans, document.page_count) == ("txt", [(0, len(text))], 1)
 
 
+def test_a_small_program_file_is_called_unreadable_not_a_badly_encoded_text(tmp_path: Path) -> None:
+    path = tmp_path / "setup.txt"
+    path.write_bytes(b"MZ\x90\x00\x03\x00\x00\x00This program cannot be run in DOS mode.")
+    error = refusal(path)
+    assert (error.code, error.problem) == ("UNSUPPORTED_TYPE", "binary")
+
+
 def test_legacy_code_page_text_is_refused_with_advice_not_mojibake(tmp_path: Path) -> None:
     path = files.make_text_file(
         tmp_path, "The Buyer shall pay the Seller’s costs.\n" * 50, "cp1252", "legacy.txt"

@@ -198,7 +198,7 @@ def test_exports_are_hidden_from_users_outside_the_matter(
     client.logout()
     response = client.get(f"/reviews/{review.pk}/export.{fmt}")
     assert response.status_code == 302 and "/login/" in response["Location"]
-    assert client.get(f"/api/reviews/{review.pk}/export.{fmt}").status_code == 403
+    assert client.get(f"/api/reviews/{review.pk}/export.{fmt}").status_code == 401
 
 
 def test_every_download_is_recorded_once_and_refusals_are_not(

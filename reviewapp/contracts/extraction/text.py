@@ -41,7 +41,8 @@ def decode_text(data: bytes, *, complete: bool = True) -> tuple[str, str]:
         if text is not None and _is_plausible(text, codec):
             return text, codec
     other_bytes = len(data.translate(None, _ASCII_TEXT_BYTES))
-    if other_bytes < 0.3 * len(data):
+    # A NUL byte outside UTF-16 (which was tried above) means a program or data file, not text.
+    if other_bytes < 0.3 * len(data) and b"\x00" not in data:
         raise ExtractionError.because(Problem.UNKNOWN_ENCODING, "mostly ASCII, no encoding fits")
     raise ExtractionError.because(Problem.BINARY, "no text encoding gives plausible text")
 
