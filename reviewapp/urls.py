@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from reviewapp.accounts import views as accounts_views
 from reviewapp.accounts.api import MatterListView
 from reviewapp.api_errors import api_not_found
 from reviewapp.contracts import api as contracts_api
@@ -72,6 +73,13 @@ def _favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 urlpatterns = [
     path("", contracts_views.home, name="home"),
     path("matters/<int:matter_id>/", contracts_views.matter_detail, name="matter"),
+    path("matters/new/", accounts_views.matter_new, name="matter-new"),
+    path("matters/<int:matter_id>/members/", accounts_views.member_set, name="member-set"),
+    path(
+        "matters/<int:matter_id>/members/<int:membership_id>/remove/",
+        accounts_views.member_remove,
+        name="member-remove",
+    ),
     path("contracts/<int:contract_id>/", contracts_views.contract_detail, name="contract"),
     path("playbooks/", rules_views.playbook_list, name="playbooks"),
     path("playbooks/<int:playbook_id>/", rules_views.playbook_detail, name="playbook"),

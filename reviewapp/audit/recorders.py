@@ -230,3 +230,19 @@ def audit_queue_event(
         target_id=item.pk,
         data={"passage_id": item.passage_id, "review_id": item.review_id, **(data or {})},
     )
+
+
+def audit_matter_event(
+    *, matter: Any, user: Any, action: str, data: dict[str, Any] | None = None
+) -> None:
+    """An admin created a matter or changed who is on it (user ids and roles, no names)."""
+    actor_kind, actor = _actor_of(user)
+    audit_record(
+        organisation_id=matter.organisation_id,
+        action=action,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="matter",
+        target_id=matter.pk,
+        data=data or {},
+    )

@@ -8,7 +8,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
 
-from reviewapp.accounts.selectors import matter_get_for_user, matter_list_for_user
+from reviewapp.accounts.models import Role
+from reviewapp.accounts.selectors import (
+    matter_get_for_user,
+    matter_list_for_user,
+    matter_members,
+    organisations_administered,
+)
 from reviewapp.contracts.models import PassageState
 from reviewapp.contracts.review_page import last_event_seq, review_page_build
 from reviewapp.contracts.selectors import contract_get_for_user, contract_list_for_user
@@ -20,7 +26,10 @@ from reviewapp.reviews.selectors import review_for_contract
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     matters = list(matter_list_for_user(user=request.user))
-    return render(request, "contracts/home.html", {"matters": matters})
+    administered = list(organisations_administered(user=request.user).order_by("name"))
+    return render(
+        request, "contracts/home.html", {"matters": matters, "administered": administered}
+    )
 
 
 @login_required
@@ -29,8 +38,11 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     if matter is None:
         raise Http404("No such matter.")
     contracts = contract_list_for_user(user=request.user, matter_id=matter.pk)
+    manages = organisations_administered(user=request.user).filter(pk=matter.organisation_id)
     context = {
         "matter": matter,
+        "members": matter_members(matter=matter) if manages.exists() else None,
+        "roles": Role.choices,
         "contracts": contracts,
         "max_upload_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
         "max_upload_bytes": settings.UPLOAD_MAX_BYTES,

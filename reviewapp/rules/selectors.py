@@ -2,16 +2,15 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
-from reviewapp.accounts.models import Membership, Organisation, Role
-from reviewapp.accounts.selectors import AnyUser
+from reviewapp.accounts.selectors import AnyUser, organisations_administered
 from reviewapp.rules.models import Playbook
 
-
-def organisations_administered(*, user: AnyUser) -> QuerySet[Organisation]:
-    if not user.is_authenticated:
-        return Organisation.objects.none()
-    admin_of = Membership.objects.filter(user=user, role=Role.ADMIN).values("matter__organisation")
-    return Organisation.objects.filter(pk__in=admin_of)
+__all__ = [
+    "organisations_administered",
+    "playbook_get_for_admin",
+    "playbook_list_for_admin",
+    "rule_hit_counts",
+]
 
 
 def playbook_list_for_admin(*, user: AnyUser) -> QuerySet[Playbook]:
