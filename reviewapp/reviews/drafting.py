@@ -206,7 +206,8 @@ def draft_instructions(review: Review) -> str:
 
 
 def offline_draft(review: Review) -> dict[str, Any]:
-    """A draft without a model: fact extractors plus the playbook's position per flagged issue."""
+    """A draft without a model: fact extractors plus the playbook's position for each category
+    a routing rule flagged (secondary rules only add questions for the verifier)."""
     compiled = playbook_compiled(review.playbook_version)
     contract = review.contract
     passages = list(contract.passages.order_by("index"))
@@ -216,8 +217,10 @@ def offline_draft(review: Review) -> dict[str, Any]:
     firings = RuleFiring.objects.filter(review=review).select_related("passage")
     for firing in firings.order_by("passage__index", "rule_id"):
         rule = compiled.compiled_rule(firing.rule_id).rule
+        if rule.only_with:
+            continue  # a secondary rule's question is for the verifier, not an issue of its own
         if (firing.passage.index, rule.category) in seen:
-            continue  # a category's passage, heading and context rules make one issue
+            continue  # a category's passage and heading rules make one issue
         seen.add((firing.passage.index, rule.category))
         issues.append(
             {
@@ -229,11 +232,20 @@ def offline_draft(review: Review) -> dict[str, Any]:
         )
     flagged = sum(1 for p in passages if p.state != PassageState.CONFIRMED)
     kind = contract.contract_type or "contract"
-    summary = (
-        f"{kind} of {contract.page_count} page(s) in {len(passages)} passages; trigger rules "
-        f"flagged {flagged} passage(s) in {len({i['title'] for i in issues})} categories. "
-        "Assembled by the offline engine from the playbook; no language model was used."
-    )
+    categories = len({i["title"] for i in issues})
+    if contract.language == "zh":  # the draft speaks the contract's language, like its playbook
+        summary = (
+            f"合同（类型：{contract.contract_type or '未识别'}），共 {contract.page_count} 页、"
+            f"{len(passages)} 个段落；触发规则标记了 "
+            f"{flagged} 个段落，涉及 {categories} 个类别。由离线引擎根据规则手册生成，"
+            "未使用语言模型。"
+        )
+    else:
+        summary = (
+            f"{kind} of {contract.page_count} page(s) in {len(passages)} passages; trigger "
+            f"rules flagged {flagged} passage(s) in {categories} categories. Assembled by the "
+            "offline engine from the playbook; no language model was used."
+        )
     return {
         "summary": summary,
         "key_facts": {category: fact["value"] for category, fact in facts.items()},

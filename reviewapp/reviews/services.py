@@ -82,10 +82,12 @@ def review_scan(
         for passage in passages:
             if passage.state == PassageState.REJECTED:
                 _open_queue_item(passage, review, "A hard rule rejected this passage.")
-        review_queue_model_work(review=review, enqueue=enqueue)  # drafts and verifications
+        # Before the model work: a draft made inline speaks the contract's language and type.
+        contract.language, contract.contract_type = language, contract_type
         Contract.objects.filter(pk=contract.pk).update(
             language=language, contract_type=contract_type
         )
+        review_queue_model_work(review=review, enqueue=enqueue)  # drafts and verifications
         event_publish(
             matter_id=contract.matter_id,
             type="review.scanned",

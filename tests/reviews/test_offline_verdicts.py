@@ -88,11 +88,32 @@ def _settle_with(matter, source: str, text: str) -> Verification:
 def test_offline_draft_lists_each_issue_once_per_passage(matter):
     from reviewapp.reviews.drafting import offline_draft
 
-    # The passage and the context rule of one category both fire: one issue, not two.
-    text = "9. Limits. Each party's liability shall not exceed the fees paid in a year.\n"
-    source = PLAYBOOK.replace("category: Uncapped Liability", "category: Cap On Liability")
+    # A passage rule and a heading rule of one category both fire: one issue, not two; the
+    # secondary rule (another category) only adds its question for the verifier.
+    text = "9. Limitation of Liability.\n\nEach party's liability shall not exceed the fees.\n"
+    heading_rule = (
+        "  - id: en.test.cap-heading\n    category: Cap On Liability\n    severity: high\n"
+        "    action: verify\n    scope: heading\n    patterns: ['liability']\n"
+    )
+    source = PLAYBOOK.replace(
+        "  - id: en.test.context\n", heading_rule + "  - id: en.test.context\n"
+    )
     active_playbook(organisation=matter.organisation, source=source)
     review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
-    assert review.firings.count() == 2
+    body = review.contract.passages.get(text__startswith="Each party")
+    fired = set(review.firings.filter(passage=body).values_list("rule_id", flat=True))
+    assert fired == {"en.test.cap", "en.test.cap-heading", "en.test.context"}
     issues = [(i["passage"], i["title"]) for i in offline_draft(review)["issues"]]
-    assert issues == [(issues[0][0], "Cap On Liability")]
+    assert issues.count((body.index, "Cap On Liability")) == 1
+    assert {title for _, title in issues} == {"Cap On Liability"}
+
+
+def test_offline_draft_of_a_chinese_contract_is_written_in_chinese(matter):
+    from reviewapp.reviews.drafting import offline_draft
+
+    text = "技术服务合同\n\n第一条 违约责任\n任何一方违约的，应支付合同总金额百分之二十的违约金。\n"
+    review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
+    draft = offline_draft(review)
+    assert draft["summary"].startswith("合同（类型：Service）")
+    assert "离线引擎" in draft["summary"]
+    assert "Liquidated Damages" in {issue["title"] for issue in draft["issues"]}
