@@ -289,6 +289,17 @@ def test_secondary_rule_adds_a_question_but_never_a_passage(compiled):
     assert passage_states(segments, scan(compiled, text, segments)) == [CONFIRMED]
 
 
+def test_dates_written_day_first_are_found(compiled):
+    text = (
+        "MASTER SERVICES AGREEMENT\n\nThis Agreement is dated 14 February 2025 between "
+        "Alpha Ltd and Beta GmbH.\n\n1. Term. This Agreement comes into force on 1st March "
+        "2025 and continues for three years.\n"
+    )
+    facts = extract_facts(compiled, text, [])
+    assert facts["Agreement Date"]["value"] == "14 February 2025"
+    assert facts["Effective Date"]["value"] == "1st March 2025"
+
+
 def test_facts_of_a_typical_preamble(compiled):
     text = (
         "EXHIBIT 10.1\n\nDISTRIBUTION AGREEMENT\n\n"
