@@ -28,6 +28,8 @@ def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:
         QueueItem.objects.filter(matter__in=matters)
         .exclude(status=ItemStatus.DONE)
         .select_related("passage__contract", "claimed_by", "matter")
+        # A contract's text can run to megabytes; the queue needs its name, not its text.
+        .defer("passage__contract__text", "passage__contract__page_spans")
         .annotate(rank=rank)
         .order_by("rank", "due_at", "pk")
     )
@@ -115,11 +117,9 @@ def _heading_hits(item: QueueItem, passage: Passage, firings: list[RuleFiring]) 
 
 
 def _firing(firing: RuleFiring, passage: Passage, on_heading: bool) -> dict[str, Any]:
-    text = (
-        passage.heading
-        if on_heading
-        else passage.contract.text[firing.match_start : firing.match_end]
-    )
+    # Matches lie inside their passage: cut them from it, not from the whole contract's text.
+    start, end = firing.match_start - passage.start, firing.match_end - passage.start
+    text = passage.heading if on_heading else passage.text[max(start, 0) : max(end, 0)]
     return {
         "rule_id": firing.rule_id,
         "category": firing.category,

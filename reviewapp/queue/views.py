@@ -33,17 +33,32 @@ REFUSED = (QueueConflict, PermissionDenied, QueueItem.DoesNotExist, TransitionNo
 DRAFTS = "queue_comment_drafts"
 
 
+QUEUE_PAGE_SIZE = 50
+
+
 @login_required
 @require_GET
 def queue_page(request: HttpRequest) -> HttpResponse:
+    """The most urgent items in full, QUEUE_PAGE_SIZE at a time (``?page=``); ``?item=`` opens
+    the page that holds that item, so a claim or a comment brings the lawyer back to it."""
     page_messages, item_messages = _split_messages(request)
     drafts = request.session.pop(DRAFTS, {})
-    entries = [queue_item_context(item) for item in queue_items_for_user(user=request.user)]
+    items = queue_items_for_user(user=request.user)
+    order = list(items.values_list("pk", flat=True))
+    page = _page_number(request, order)
+    shown = order[(page - 1) * QUEUE_PAGE_SIZE : page * QUEUE_PAGE_SIZE]
+    entries = [queue_item_context(item) for item in items.filter(pk__in=shown)]
     for entry in entries:
         entry["messages"] = item_messages.get(entry["item"].pk, [])
         entry["draft"] = drafts.get(str(entry["item"].pk), "")
+    pages = max(1, -(-len(order) // QUEUE_PAGE_SIZE))
     context = {
         "entries": entries,
+        "total": len(order),
+        "page": page,
+        "pages": pages,
+        "first_shown": (page - 1) * QUEUE_PAGE_SIZE + 1,
+        "last_shown": (page - 1) * QUEUE_PAGE_SIZE + len(shown),
         "page_messages": page_messages,
         "decided": [
             {"item": item, "messages": item_messages.get(item.pk, [])}
@@ -70,7 +85,7 @@ def queue_claim(request: HttpRequest, item_id: int) -> HttpResponse:
         queue_item_claim(item_id=item_id, user=request.user)
     except REFUSED as refused:
         _item_error(request, item_id, refused, _("You cannot claim this item."))
-    return redirect(f"/queue/#item-{item_id}")
+    return redirect(f"/queue/?item={item_id}#item-{item_id}")
 
 
 @login_required
@@ -85,7 +100,7 @@ def queue_decide(request: HttpRequest, item_id: int) -> HttpResponse:
         )
     except REFUSED as refused:  # e.g. overriding a rejection without a justification
         _item_error(request, item_id, refused, _("You cannot decide this item."))
-        return redirect(f"/queue/#item-{item_id}")
+        return redirect(f"/queue/?item={item_id}#item-{item_id}")
     messages.success(request, _("Decision recorded."))
     return redirect("/queue/")
 
@@ -112,7 +127,16 @@ def queue_comment(request: HttpRequest, item_id: int) -> HttpResponse:
     except REFUSED as refused:
         _item_error(request, item_id, refused, _("You cannot comment on this item."))
         request.session[DRAFTS] = {str(item_id): body}  # keep what they wrote
-    return redirect(f"/queue/#item-{item_id}")
+    return redirect(f"/queue/?item={item_id}#item-{item_id}")
+
+
+def _page_number(request: HttpRequest, order: list[int]) -> int:
+    pages = max(1, -(-len(order) // QUEUE_PAGE_SIZE))
+    item = request.GET.get("item", "")
+    if item.isdigit() and int(item) in order:
+        return order.index(int(item)) // QUEUE_PAGE_SIZE + 1
+    page = request.GET.get("page", "")
+    return min(int(page), pages) if page.isdigit() and int(page) >= 1 else 1
 
 
 def _item_error(request: HttpRequest, item_id: int, error: Exception, fallback: str) -> None:

@@ -188,3 +188,31 @@ def test_a_heading_match_shows_the_heading_not_the_whole_passage(client, matter,
     page = client.get("/queue/").content.decode()
     assert "matched the heading" in page
     assert "<mark>Supplier sells to Buyer only.</mark>" not in page
+
+
+def test_a_long_queue_is_paged_and_an_action_returns_to_its_page(
+    client, review, lawyers, django_assert_max_num_queries
+):
+    from reviewapp.queue.services import queue_item_open
+    from reviewapp.queue.views import QUEUE_PAGE_SIZE
+
+    lee, _ = lawyers
+    text = "".join(f"{n}. Clause {n}. The parties agree on point {n}.\n\n" for n in range(1, 70))
+    contract = ingested_contract(matter=review.contract.matter, text=text, name="long.txt")
+    for passage in contract.passages.all():
+        queue_item_open(passage=passage, review=review, reason="NO_OFFLINE_VERDICT")
+    total = QueueItem.objects.filter(review=review).count()
+    assert total > QUEUE_PAGE_SIZE
+    client.force_login(lee)
+    with django_assert_max_num_queries(6 * QUEUE_PAGE_SIZE + 20):
+        first = client.get("/queue/").content.decode()
+    assert first.count('class="card queue-item') == QUEUE_PAGE_SIZE
+    assert f"Items 1–{QUEUE_PAGE_SIZE} of {total}" in first and 'rel="next"' in first
+    second = client.get("/queue/?page=2").content.decode()
+    assert second.count('class="card queue-item') == total - QUEUE_PAGE_SIZE
+    last = QueueItem.objects.filter(review=review).order_by("-pk").first()
+    response = client.post(f"/queue/{last.pk}/claim/")
+    assert response["Location"] == f"/queue/?item={last.pk}#item-{last.pk}"
+    page = client.get(response["Location"]).content.decode()
+    assert f'id="item-{last.pk}"' in page
+    assert client.get("/queue/?page=999").status_code == 200
