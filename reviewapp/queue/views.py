@@ -45,13 +45,13 @@ def queue_page(request: HttpRequest) -> HttpResponse:
     drafts = request.session.pop(DRAFTS, {})
     items = queue_items_for_user(user=request.user)
     order = list(items.values_list("pk", flat=True))
-    page = _page_number(request, order)
+    pages = max(1, -(-len(order) // QUEUE_PAGE_SIZE))
+    page = _page_number(request, order, pages)
     shown = order[(page - 1) * QUEUE_PAGE_SIZE : page * QUEUE_PAGE_SIZE]
     entries = [queue_item_context(item) for item in items.filter(pk__in=shown)]
     for entry in entries:
         entry["messages"] = item_messages.get(entry["item"].pk, [])
         entry["draft"] = drafts.get(str(entry["item"].pk), "")
-    pages = max(1, -(-len(order) // QUEUE_PAGE_SIZE))
     context = {
         "entries": entries,
         "total": len(order),
@@ -130,8 +130,7 @@ def queue_comment(request: HttpRequest, item_id: int) -> HttpResponse:
     return redirect(f"/queue/?item={item_id}#item-{item_id}")
 
 
-def _page_number(request: HttpRequest, order: list[int]) -> int:
-    pages = max(1, -(-len(order) // QUEUE_PAGE_SIZE))
+def _page_number(request: HttpRequest, order: list[int], pages: int) -> int:
     item = request.GET.get("item", "")
     if item.isdigit() and int(item) in order:
         return order.index(int(item)) // QUEUE_PAGE_SIZE + 1
