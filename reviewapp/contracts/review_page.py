@@ -14,6 +14,7 @@ from reviewapp.queue.services import SEVERITY_RANK
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.models import Review, RuleFiring
 from reviewapp.reviews.selectors import verifications_by_passage
+from reviewapp.rules.services import playbook_compiled
 
 PDF_KIND = "pdf"
 
@@ -39,18 +40,26 @@ def review_page_build(*, contract: Contract, review: Review | None) -> ReviewPag
     firings = _firings_by_passage(review)
     verifications = verifications_by_passage(review=review) if review else {}
     queue_items = _queue_items_by_passage(review)
+    routes = playbook_compiled(review.playbook_version).routes if review else (lambda _id: True)
     for passage in passages:
         rows = firings.get(passage.pk, [])
-        passage.categories = sorted({row.category for row in rows})  # type: ignore[attr-defined]
+        routing = [row for row in rows if routes(row.rule_id)]
+        categories = sorted({row.category for row in routing})
+        passage.categories = categories  # type: ignore[attr-defined]
+        # Categories that only secondary rules attached: questions the verifier also answered.
+        related = sorted({row.category for row in rows} - set(categories))
+        passage.related_categories = related  # type: ignore[attr-defined]
         passage.rule_ids = sorted({row.rule_id for row in rows})  # type: ignore[attr-defined]
-        passage.severity = _highest_severity(rows)  # type: ignore[attr-defined]
+        passage.severity = _highest_severity(routing)  # type: ignore[attr-defined]
         passage.flagged = bool(rows)  # type: ignore[attr-defined]
         passage.verification_row = verifications.get(passage.pk)  # type: ignore[attr-defined]
         passage.queue_item = queue_items.get(passage.pk)  # type: ignore[attr-defined]
     return ReviewPage(
         passages=passages,
         counts=_counts(passages),
-        categories=sorted({c for p in passages for c in p.categories}),  # type: ignore[attr-defined]
+        categories=sorted(
+            {c for p in passages for c in [*p.categories, *p.related_categories]}  # type: ignore[attr-defined]
+        ),
         severities=sorted(
             {p.severity for p in passages if p.severity},  # type: ignore[attr-defined]
             key=lambda s: SEVERITY_RANK.get(s, 9),

@@ -29,6 +29,7 @@ from reviewapp.queue.models import (
 )
 from reviewapp.realtime.events import event_publish, user_notice_push
 from reviewapp.reviews.models import ActorKind, Review, RuleFiring
+from reviewapp.rules.services import playbook_compiled
 
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 DECIDERS = (Role.LAWYER, Role.ADMIN)
@@ -52,7 +53,14 @@ def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> Qu
     existing = QueueItem.objects.filter(passage=passage).exclude(status=ItemStatus.DONE).first()
     if existing is not None:
         return existing
-    severities = RuleFiring.objects.filter(passage=passage).values_list("severity", flat=True)
+    routes = playbook_compiled(review.playbook_version).routes
+    severities = [
+        severity
+        for rule_id, severity in RuleFiring.objects.filter(passage=passage).values_list(
+            "rule_id", "severity"
+        )
+        if routes(rule_id)  # a secondary rule's category does not make an item more urgent
+    ]
     severity = min(severities, key=lambda s: SEVERITY_RANK.get(s, 9), default="medium")
     item = QueueItem.objects.create(
         passage=passage,

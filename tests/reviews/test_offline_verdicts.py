@@ -117,3 +117,38 @@ def test_offline_draft_of_a_chinese_contract_is_written_in_chinese(matter):
     assert draft["summary"].startswith("合同（类型：Service）")
     assert "离线引擎" in draft["summary"]
     assert "Liquidated Damages" in {issue["title"] for issue in draft["issues"]}
+
+
+SECONDARY_CRITICAL = """
+name: strict
+version: "1"
+language: en
+rules:
+  - id: en.test.cap
+    category: Cap On Liability
+    severity: low
+    action: verify
+    patterns: ['liability']
+  - id: en.test.context
+    category: Uncapped Liability
+    severity: critical
+    action: verify
+    only_with: [Cap On Liability]
+    patterns: ['liability']
+"""
+
+
+def test_a_secondary_rule_neither_raises_priority_nor_counts_as_the_issue(client, matter, reviewer):
+    from reviewapp.queue.models import QueueItem
+
+    text = "9. Limits. Liability is as the parties agree from time to time.\n"
+    verification = _settle_with(matter, SECONDARY_CRITICAL, text)
+    assert verification.outcome == PassageState.NEEDS_HUMAN_REVIEW
+    item = QueueItem.objects.get(passage=verification.passage)
+    assert item.severity == "low"  # the routing rule's, not the secondary rule's "critical"
+    client.force_login(reviewer)
+    page = client.get(f"/contracts/{verification.passage.contract_id}/").content.decode()
+    assert '<span class="category">Cap On Liability</span>' in page
+    assert '<span class="category">Uncapped Liability</span>' not in page
+    assert "also: Uncapped Liability" in page
+    assert 'data-categories="Cap On Liability|Uncapped Liability"' in page

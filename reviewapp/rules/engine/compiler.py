@@ -95,6 +95,13 @@ class CompiledPlaybook:
     def compiled_rule(self, rule_id: str) -> CompiledRule:
         return self.rules[self.by_id[rule_id]]
 
+    def routes(self, rule_id: str) -> bool:
+        """Whether the rule routes passages by itself (a secondary ``only_with`` rule does not:
+        it adds a question, never a passage, a lawyer or a higher priority). Unknown ids count
+        as routing, so a firing never loses weight because its rule was renamed."""
+        index = self.by_id.get(rule_id)
+        return index is None or not self.rules[index].rule.only_with
+
 
 _CACHE: dict[tuple[str, str], CompiledPlaybook] = {}
 _CACHE_LOCK = threading.Lock()
