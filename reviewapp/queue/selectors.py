@@ -11,6 +11,7 @@ from reviewapp.contracts.models import Passage
 from reviewapp.queue.models import ItemStatus, QueueComment, QueueItem
 from reviewapp.queue.services import DECIDERS, SEVERITY_RANK
 from reviewapp.reviews.models import RuleFiring, Verification
+from reviewapp.rules.models import PlaybookVersion
 from reviewapp.rules.services import playbook_compiled
 
 
@@ -27,7 +28,7 @@ def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:
     return (
         QueueItem.objects.filter(matter__in=matters)
         .exclude(status=ItemStatus.DONE)
-        .select_related("passage__contract", "claimed_by", "matter")
+        .select_related("passage__contract", "claimed_by", "matter", "review")
         # A contract's text can run to megabytes; the queue needs its name, not its text.
         .defer("passage__contract__text", "passage__contract__page_spans")
         .annotate(rank=rank)
@@ -50,6 +51,15 @@ def queue_items_decided_by(*, user: AnyUser, limit: int = 20) -> QuerySet[QueueI
         .select_related("passage__contract")
         .order_by("-decided_at", "-pk")[:limit]
     )
+
+
+def queue_items_with_playbooks(items: list[QueueItem]) -> list[QueueItem]:
+    """Load each playbook version once for a page of items (a version's source is large)."""
+    ids = {item.review.playbook_version_id for item in items}
+    versions = {v.pk: v for v in PlaybookVersion.objects.filter(pk__in=ids)}
+    for item in items:
+        item.review.playbook_version = versions[item.review.playbook_version_id]
+    return items
 
 
 def queue_item_context(item: QueueItem) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from reviewapp.queue.selectors import (
     queue_item_for_user,
     queue_items_decided_by,
     queue_items_for_user,
+    queue_items_with_playbooks,
 )
 from reviewapp.queue.services import (
     QueueConflict,
@@ -48,7 +49,8 @@ def queue_page(request: HttpRequest) -> HttpResponse:
     pages = max(1, -(-len(order) // QUEUE_PAGE_SIZE))
     page = _page_number(request, order, pages)
     shown = order[(page - 1) * QUEUE_PAGE_SIZE : page * QUEUE_PAGE_SIZE]
-    entries = [queue_item_context(item) for item in items.filter(pk__in=shown)]
+    page_items = queue_items_with_playbooks(list(items.filter(pk__in=shown)))
+    entries = [queue_item_context(item) for item in page_items]
     for entry in entries:
         entry["messages"] = item_messages.get(entry["item"].pk, [])
         entry["draft"] = drafts.get(str(entry["item"].pk), "")
