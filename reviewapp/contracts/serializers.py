@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from reviewapp.contracts.models import Contract, Passage
@@ -13,6 +14,15 @@ class ErrorSerializer(serializers.Serializer):
 
 class ErrorResponseSerializer(serializers.Serializer):
     error = ErrorSerializer()
+
+
+class ContractReviewSerializer(serializers.Serializer):
+    """The contract's review, once its trigger scan has run."""
+
+    id = serializers.IntegerField()
+    status = serializers.CharField(help_text="IN_REVIEW, BLOCKED or COMPLETE")
+    playbook_version = serializers.CharField(help_text='e.g. "commercial-en@2"')
+    state_url = serializers.CharField(help_text="the review's state register")
 
 
 class ContractSerializer(serializers.ModelSerializer):
@@ -47,6 +57,7 @@ class ContractSerializer(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
+    @extend_schema_field(ContractReviewSerializer(allow_null=True))
     def get_review(self, contract: Contract) -> dict[str, object] | None:
         review = getattr(contract, "review", None)
         if review is None:
@@ -58,6 +69,7 @@ class ContractSerializer(serializers.ModelSerializer):
             "state_url": f"/api/reviews/{review.pk}/state/",
         }
 
+    @extend_schema_field(ErrorSerializer(allow_null=True))
     def get_error(self, contract: Contract) -> dict[str, str] | None:
         if not contract.error_code:
             return None

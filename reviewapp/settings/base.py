@@ -205,6 +205,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two "status" fields with different choices: name their enums instead of "Status845Enum".
+    "ENUM_NAME_OVERRIDES": {
+        "ContractStatusEnum": "reviewapp.contracts.models.DocumentStatus",
+        "VerificationStatusEnum": "reviewapp.reviews.models.VerificationStatus",
+    },
 }
 
 # Celery: a task is acknowledged only after it finished, and requeued if its worker dies.
