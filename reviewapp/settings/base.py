@@ -198,7 +198,13 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Clausewise API",
-    "DESCRIPTION": "Upload contracts, follow their ingestion and read their passages.",
+    "DESCRIPTION": (
+        "Upload contracts into your matters, follow their ingestion, read their passages, the "
+        "review's state register, draft and verifications, export reviews (DOCX, JSON, CSV), "
+        "replay live events, and test playbook rules (admins).\n\n"
+        "Authenticate with the browser session or `Authorization: Token <key>`. Every error is "
+        '`{"error": {"code": "...", "message": "..."}}`.'
+    ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Served from our own static files: the app must work without internet access.
