@@ -167,27 +167,11 @@ def percentile(values: list[float], q: float) -> float:
 
 @contextmanager
 def web_server(log_path: Path, layer: str) -> Iterator[str]:
-    """uvicorn as tests/processes.py starts it, with this benchmark's settings module."""
-    from reviewapp.embedded import free_port
-    from tests.processes import _wait_for_http, child_env, stop
+    """uvicorn as the browser tests start it, on this benchmark's channel layer."""
+    from tests.processes import web_server as test_web_server
 
-    port = free_port()
-    command = [
-        sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
-        "--port", str(port), "--ws", "websockets-sansio", "--lifespan", "off",
-        "--log-level", "warning",
-    ]  # fmt: skip
-    env = child_env(DJANGO_SETTINGS_MODULE="reviewapp.settings.test", CHANNEL_LAYER=layer)
-    with log_path.open("ab") as log:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for_http(f"{url}/healthz", process, log_path)
+    with test_web_server(log_path, log_level="warning", CHANNEL_LAYER=layer) as url:
         yield url
-    finally:
-        stop(process)
 
 
 def run(sockets: int, changes: int, interval: float, layer: str) -> int:

@@ -73,15 +73,19 @@ def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes
 
 
 @contextmanager
-def web_server(log_path: Path, port: int | None = None) -> Iterator[str]:
+def web_server(
+    log_path: Path, port: int | None = None, *, log_level: str = "info", **env: str
+) -> Iterator[str]:
+    """uvicorn as `make run` starts it; ``env`` adds to the child's environment."""
     port = port or free_port()  # a fixed port lets a test restart the server under a page
     command = [
         sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
         "--port", str(port), "--ws", "websockets-sansio", "--lifespan", "off",
+        "--log-level", log_level,
     ]  # fmt: skip
     with log_path.open("ab") as log:
         process = subprocess.Popen(
-            command, cwd=ROOT, env=child_env(), stdout=log, stderr=log, start_new_session=True
+            command, cwd=ROOT, env=child_env(**env), stdout=log, stderr=log, start_new_session=True
         )
     url = f"http://127.0.0.1:{port}"
     try:
