@@ -75,8 +75,8 @@ def test_overriding_a_rejection_needs_a_note(review, lawyers):
     assert item.passage.state == PassageState.CONFIRMED
 
 
-def test_needs_human_review_opens_an_item_and_a_decision_completes_the_review(review, lawyers):
-    lee, _ = lawyers
+def _offline_engine_gives_up(review) -> None:
+    """The pending passage goes to a lawyer, as when no confirm_if / reject_if settles it."""
     pending = review.contract.passages.get(state=PassageState.PENDING)
     passage_transition(
         passage_id=pending.pk,
@@ -85,6 +85,11 @@ def test_needs_human_review_opens_an_item_and_a_decision_completes_the_review(re
         actor="offline",
         reason="NO_OFFLINE_VERDICT",
     )
+
+
+def test_needs_human_review_opens_an_item_and_a_decision_completes_the_review(review, lawyers):
+    lee, _ = lawyers
+    _offline_engine_gives_up(review)
     for item in QueueItem.objects.filter(review=review):
         queue_item_claim(item_id=item.pk, user=lee)
         queue_item_decide(item_id=item.pk, user=lee, decision="reject", note="No.")
@@ -141,14 +146,7 @@ def test_overdue_items_escalate_once_and_admins_are_mailed(
 
 def test_queue_page_explains_why_an_item_is_there_in_words(client, review, lawyers):
     lee, _ = lawyers
-    pending = review.contract.passages.get(state=PassageState.PENDING)
-    passage_transition(
-        passage_id=pending.pk,
-        to_state=PassageState.NEEDS_HUMAN_REVIEW,
-        actor_kind=ActorKind.ENGINE,
-        actor="offline",
-        reason="NO_OFFLINE_VERDICT",
-    )
+    _offline_engine_gives_up(review)
     client.force_login(lee)
     page = client.get("/queue/").content.decode()
     assert "could not settle it from the rule" in page
