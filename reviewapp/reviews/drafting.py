@@ -216,9 +216,9 @@ def offline_draft(review: Review) -> dict[str, Any]:
     seen: set[tuple[int, str]] = set()
     firings = RuleFiring.objects.filter(review=review).select_related("passage")
     for firing in firings.order_by("passage__index", "rule_id"):
-        rule = compiled.compiled_rule(firing.rule_id).rule
-        if rule.only_with:
+        if not compiled.routes(firing.rule_id):
             continue  # a secondary rule's question is for the verifier, not an issue of its own
+        rule = compiled.compiled_rule(firing.rule_id).rule
         if (firing.passage.index, rule.category) in seen:
             continue  # a category's passage and heading rules make one issue
         seen.add((firing.passage.index, rule.category))

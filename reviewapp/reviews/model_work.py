@@ -166,8 +166,10 @@ def verifications_run(*, review_id: int, verification_ids: Sequence[int]) -> int
 def _requires_human(compiled: Any, verification: Verification) -> bool:
     """A routing rule with action ``human`` sends the passage to a lawyer. Secondary rules
     (``only_with``) only add questions: their action never decides where a passage goes."""
-    rules = [compiled.compiled_rule(rule_id).rule for rule_id in verification.rule_ids]
-    return any(rule.action == "human" and not rule.only_with for rule in rules)
+    return any(
+        compiled.routes(rule_id) and compiled.compiled_rule(rule_id).rule.action == "human"
+        for rule_id in verification.rule_ids
+    )
 
 
 def _for_a_lawyer(verification: Verification, *, reason: str, risk: str, why: str) -> Verdict:
