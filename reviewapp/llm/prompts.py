@@ -54,9 +54,9 @@ most severe first. "passage" is the index n of the marker [Pn]."""
 PLAYBOOK_HEADING = "The firm's standard positions for the topics flagged in this contract:"
 
 VERIFY_TASK = """\
-The firm's trigger rules flagged the passages listed below. For each one, answer its question \
-against the firm's standard position and record exactly one verdict per listed passage with the \
-record_verdicts tool:
+The firm's trigger rules, or its draft review, flagged the passages listed below. For each \
+one, answer its question against the firm's standard position and record exactly one verdict per \
+listed passage with the record_verdicts tool:
 - CONFIRMED: the passage is acceptable as written;
 - REJECTED: the passage is unacceptable; give a redline (replacement wording);
 - NEEDS_HUMAN_REVIEW: the text does not settle it; ask the counterparty a question if useful.

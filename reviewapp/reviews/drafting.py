@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -14,11 +15,13 @@ from django.db import transaction
 from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
 from reviewapp.realtime.events import event_publish, matter_group
+from reviewapp.reviews.model_flags import draft_flags_raise
 from reviewapp.reviews.model_work import (
     chunk_prefix,
     llm_settings,
     model_call_record,
     review_chunks,
+    verifications_enqueue,
 )
 from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
 from reviewapp.reviews.output_rules import draft_flags
@@ -71,7 +74,9 @@ def _stream(review: Review, draft: Draft) -> Draft:
         results.append(result)
     draft.ttft_ms = results[0].usage.ttft_ms
     text = "\n\n".join(result.text for result in results)
-    return _finish(review, draft, text=text, data=merge_drafts([r.draft for r in results]))
+    data = merge_drafts([r.draft for r in results])
+    dropped = [issue for result in results for issue in result.dropped_issues]
+    return _finish(review, draft, text=text, data=data, model=config.model, dropped=dropped)
 
 
 def merge_drafts(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -103,13 +108,30 @@ def draft_give_up(*, review_id: int, error: str) -> None:
     _set_status(draft.review, draft, DraftStatus.FAILED, text="", error=error)
 
 
-def _finish(review: Review, draft: Draft, *, text: str, data: dict[str, Any]) -> Draft:
+def _finish(
+    review: Review,
+    draft: Draft,
+    *,
+    text: str,
+    data: dict[str, Any],
+    model: str = "",
+    dropped: Sequence[dict[str, Any]] = (),
+) -> Draft:
+    """Store the complete draft. A model's draft (``model`` given; ``dropped``: its issues that
+    named no passage) also flags the passages it names that no rule flagged, atomically."""
     draft.text = text
     draft.data = data
     draft.flags = draft_flags(_draft_prose(data), review.contract.text)
     draft.status = DraftStatus.COMPLETE
     draft.error = ""
     with transaction.atomic():
+        if model:
+            raised = draft_flags_raise(
+                review=review, issues=data.get("issues", []), dropped=dropped, model=model
+            )
+            data["issues"] = raised.issues
+            data["model_flags"], data["dropped_issues"] = raised.notes, raised.dropped
+            verifications_enqueue(review=review, queued=raised.queued)
         draft.save()
         event_publish(
             matter_id=review.contract.matter_id,

@@ -30,6 +30,12 @@ from reviewapp.llm import (
     verify_passages,
 )
 from reviewapp.realtime.events import event_publish
+from reviewapp.reviews.model_flags import (
+    MODEL_CATEGORY,
+    MODEL_RULE_ID,
+    model_flag_notes,
+    model_flag_question,
+)
 from reviewapp.reviews.models import (
     ActorKind,
     Draft,
@@ -99,8 +105,16 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
     index_of = {f.passage_id: f.passage.index for f in firings}
     batches = verification_batches(review, [(v.pk, index_of[v.passage_id]) for v in verifications])
     if enqueue:
-        transaction.on_commit(lambda: _enqueue(review.pk, batches))
+        transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=True))
     return batches
+
+
+def verifications_enqueue(*, review: Review, queued: Sequence[tuple[int, int]]) -> None:
+    """Queue the checks of passages flagged after the scan (by the draft) when it commits;
+    ``queued`` holds (verification id, passage index) pairs."""
+    batches = verification_batches(review, queued)
+    if batches:
+        transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=False))
 
 
 def verification_batches(review: Review, queued: Sequence[tuple[int, int]]) -> list[list[int]]:
@@ -126,10 +140,11 @@ def _by_severity(firings: Sequence[RuleFiring]) -> list[RuleFiring]:
     return sorted(firings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
 
 
-def _enqueue(review_id: int, batches: list[list[int]]) -> None:
+def _enqueue(review_id: int, batches: list[list[int]], *, draft: bool) -> None:
     from reviewapp.reviews.tasks import draft_review, verify_batch
 
-    draft_review.delay(review_id)
+    if draft:
+        draft_review.delay(review_id)
     for batch in batches:
         verify_batch.delay(review_id, batch)
 
@@ -167,7 +182,9 @@ def _requires_human(compiled: Any, verification: Verification) -> bool:
     """A routing rule with action ``human`` sends the passage to a lawyer. Secondary rules
     (``only_with``) only add questions: their action never decides where a passage goes."""
     return any(
-        compiled.routes(rule_id) and compiled.compiled_rule(rule_id).rule.action == "human"
+        rule_id in compiled.by_id
+        and compiled.routes(rule_id)
+        and compiled.compiled_rule(rule_id).rule.action == "human"
         for rule_id in verification.rule_ids
     )
 
@@ -218,17 +235,34 @@ def _offline(compiled: Any, verification: Verification) -> Verdict:
     )
 
 
-def _verify_with_model(review: Review, compiled: Any, batch: list[Verification]) -> None:
-    items = [
-        VerifyItem(
-            passage_index=v.passage.index,
-            text=v.passage.text,
-            rule_id=v.rule_ids[0],
-            category=compiled.compiled_rule(v.rule_ids[0]).rule.category,
-            question=compiled.compiled_rule(v.rule_ids[0]).rule.question,
+def _verify_items(review: Review, compiled: Any, batch: list[Verification]) -> list[VerifyItem]:
+    """The question of the most severe rule that fired; for a passage only the draft flagged,
+    the draft's own title and recommendation."""
+    by_model = any(v.rule_ids[0] == MODEL_RULE_ID for v in batch)
+    notes = model_flag_notes(review) if by_model else {}
+    items = []
+    for v in batch:
+        if v.rule_ids[0] == MODEL_RULE_ID:
+            note = notes.get(v.passage.index)
+            category = note["category"] if note else MODEL_CATEGORY
+            question = model_flag_question(note)
+        else:
+            rule = compiled.compiled_rule(v.rule_ids[0]).rule
+            category, question = rule.category, rule.question
+        items.append(
+            VerifyItem(
+                passage_index=v.passage.index,
+                text=v.passage.text,
+                rule_id=v.rule_ids[0],
+                category=category,
+                question=question,
+            )
         )
-        for v in batch
-    ]
+    return items
+
+
+def _verify_with_model(review: Review, compiled: Any, batch: list[Verification]) -> None:
+    items = _verify_items(review, compiled, batch)
     config = llm_settings()
     Verification.objects.filter(pk__in=[v.pk for v in batch]).update(attempts=1)
     with model_call_slot(review.contract.matter.organisation_id):
