@@ -9,9 +9,12 @@ import pytest
 from reviewapp.contracts.models import PassageState
 from reviewapp.contracts.services import contract_upload
 from reviewapp.reviews.models import (
+    ActorKind,
     DraftStatus,
     ModelCall,
+    PassageTransition,
     Review,
+    RuleFiring,
     Verification,
     VerificationStatus,
 )
@@ -89,6 +92,26 @@ def test_contract_gets_a_streamed_draft_and_every_pending_passage_verified(
     assert calls.filter(purpose="draft").count() == 1
     assert calls.filter(purpose="verify").count() >= 1
     assert all(call.cost_usd > 0 for call in calls)
+
+
+def test_every_passage_the_draft_names_is_checked_even_where_no_rule_fired(
+    claude, matter, django_capture_on_commit_callbacks
+):
+    review = review_of(matter, django_capture_on_commit_callbacks)
+    named = {issue["passage"] for issue in review.draft.data["issues"]}
+    raised = set(
+        RuleFiring.objects.filter(review=review, rule_id="model.draft").values_list(
+            "passage__index", flat=True
+        )
+    )
+    assert raised and raised <= named
+    for passage in review.contract.passages.filter(index__in=named):
+        assert passage.state != PassageState.PENDING
+        assert passage.verification.status == VerificationStatus.DONE
+    moves = PassageTransition.objects.filter(review=review, to_state=PassageState.PENDING)
+    assert set(moves.exclude(from_state=None).values_list("actor_kind", flat=True)) == {
+        ActorKind.MODEL
+    }
 
 
 def test_every_call_of_a_contract_sends_the_identical_cached_prefix(
