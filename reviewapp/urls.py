@@ -82,6 +82,11 @@ urlpatterns = [
     ),
     path("contracts/<int:contract_id>/", contracts_views.contract_detail, name="contract"),
     path("playbooks/", rules_views.playbook_list, name="playbooks"),
+    path(
+        "routers/<int:router_id>/activate/",
+        rules_views.router_activate_view,
+        name="router-activate",
+    ),
     path("playbooks/<int:playbook_id>/", rules_views.playbook_detail, name="playbook"),
     path("playbooks/<int:playbook_id>/edit/", rules_views.playbook_edit, name="playbook-edit"),
     path("playbooks/<int:playbook_id>/copy/", rules_views.playbook_copy_view, name="playbook-copy"),

@@ -26,6 +26,8 @@ class AuditAction(models.TextChoices):
     PLAYBOOK_COPIED = "playbook.copied", "Playbook copied"
     PLAYBOOK_VERSION_CREATED = "playbook.version_created", "Playbook edited"
     PLAYBOOK_ACTIVATED = "playbook.activated", "Playbook activated"
+    ROUTER_TRAINED = "router.trained", "Router retrained"
+    ROUTER_ACTIVATED = "router.activated", "Router activated"
     MATTER_CREATED = "matter.created", "Matter created"
     MEMBER_ADDED = "matter.member_added", "Member added"
     MEMBER_ROLE_CHANGED = "matter.member_role_changed", "Member's role changed"

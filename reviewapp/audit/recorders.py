@@ -139,6 +139,27 @@ def audit_playbook_change(
     )
 
 
+def audit_router_change(
+    *, action: AuditAction, organisation_id: int | None, version: Any, user: Any = None
+) -> None:
+    """A learned router trained or activated: which version, on how many decisions, its figures."""
+    actor_kind, actor = _actor_of(user)
+    audit_record(
+        organisation_id=organisation_id,
+        action=action,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="router",
+        target_id=version.pk,
+        data={
+            "router": version.label,
+            "sha256": version.sha256,
+            "decisions": version.decisions,
+            "figures": version.figures,
+        },
+    )
+
+
 def audit_sign_in(*, user: Any, ip: str | None, signed_out: bool = False) -> None:
     action = AuditAction.SIGNED_OUT if signed_out else AuditAction.SIGNED_IN
     for organisation_id in user_chains(user):

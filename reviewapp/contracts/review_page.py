@@ -50,6 +50,11 @@ def review_page_build(*, contract: Contract, review: Review | None) -> ReviewPag
         related = sorted({row.category for row in rows} - set(categories))
         passage.related_categories = related  # type: ignore[attr-defined]
         passage.rule_ids = sorted({row.rule_id for row in rows})  # type: ignore[attr-defined]
+        passage.router_flags = [  # type: ignore[attr-defined]
+            {"category": row.category, "percent": round(row.score * 100), "words": row.words}
+            for row in rows
+            if row.score is not None
+        ]
         passage.severity = _highest_severity(routing)  # type: ignore[attr-defined]
         passage.flagged = bool(rows)  # type: ignore[attr-defined]
         passage.verification_row = verifications.get(passage.pk)  # type: ignore[attr-defined]
@@ -72,7 +77,7 @@ def _firings_by_passage(review: Review | None) -> dict[int, list[RuleFiring]]:
     by_passage: dict[int, list[RuleFiring]] = defaultdict(list)
     if review is not None:
         for firing in RuleFiring.objects.filter(review=review).only(
-            "passage_id", "rule_id", "category", "severity"
+            "passage_id", "rule_id", "category", "severity", "score", "words"
         ):
             by_passage[firing.passage_id].append(firing)
     return by_passage

@@ -137,4 +137,12 @@ def _firing(firing: RuleFiring, passage: Passage, on_heading: bool) -> dict[str,
         "severity": firing.severity,
         "match": text[:200],
         "on_heading": on_heading,
+        "router": _router_reason(firing),
     }
+
+
+def _router_reason(firing: RuleFiring) -> dict[str, Any] | None:
+    """Why the learned router fired: its score and the words that weighed most."""
+    if firing.score is None:
+        return None
+    return {"score": firing.score, "percent": round(firing.score * 100), "words": firing.words}

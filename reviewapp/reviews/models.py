@@ -20,6 +20,8 @@ class Review(models.Model):
     playbook_version = models.ForeignKey(PlaybookVersion, on_delete=models.PROTECT)
     status = models.CharField(max_length=16, choices=ReviewStatus.choices)
     engine = models.CharField(max_length=16, default="offline")
+    # The learned router the scan ran with ("" when the playbook has it off).
+    router_version = models.CharField(max_length=120, blank=True, default="")
     # Text addressed to an AI found by the scan: withheld from every model call, and no model
     # CONFIRMED is accepted for this contract.
     planted_spans = models.JSONField(default=list, blank=True)
@@ -58,6 +60,9 @@ class RuleFiring(models.Model):
     passage_chars = models.PositiveIntegerField(default=0)
     # True on one firing per flagged passage (its first), so passages are counted without DISTINCT.
     passage_first = models.BooleanField(default=False)
+    # A learned router flag: its probability and the words that weighed most (rules: null, []).
+    score = models.FloatField(null=True, blank=True)
+    words = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["passage_id", "rule_id"]

@@ -23,6 +23,8 @@ from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.reviews.states import check_transition
 from reviewapp.rules.detect import detect_contract_type, detect_language
 from reviewapp.rules.engine import passage_states, scan
+from reviewapp.rules.router.flags import merge_hits, router_hits
+from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
 
 
@@ -61,6 +63,13 @@ def review_scan(
     compiled = playbook_compiled(version)
     passages = list(contract.passages.order_by("index"))
     hits = scan(compiled, contract.text, passages, contract_type=contract_type)
+    router, router_label = None, ""
+    if compiled.playbook.router.enabled:
+        organisation_id = contract.matter.organisation_id
+        router, router_label = router_for(organisation_id=organisation_id, language=language)
+        hits = merge_hits(
+            compiled, hits, router_hits(compiled, router, contract.text, passages, hits)
+        )
     states = passage_states(passages, hits)
     scan_ms = round((time.perf_counter() - started) * 1000, 1)
     with transaction.atomic():
@@ -77,6 +86,7 @@ def review_scan(
             char_count=sum(passage.end - passage.start for passage in passages),
             scan_ms=scan_ms,
             engine=engine or settings.REVIEW_ENGINE,
+            router_version=router_label,
         )
         _record_scan(review, passages, hits, states)
         for passage in passages:
@@ -148,6 +158,8 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
             passage_state=states[hit.segment_index],
             passage_chars=passages[hit.segment_index].end - passages[hit.segment_index].start,
             passage_first=hit is by_passage[hit.segment_index][0],
+            score=hit.score,
+            words=list(hit.words),
         )
         for hit in hits
     )

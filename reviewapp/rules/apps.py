@@ -15,8 +15,10 @@ class RulesConfig(AppConfig):
 def _sync_shipped_playbooks(*, using: str = "default", **kwargs: Any) -> None:
     """Every ``migrate`` (each start and each deploy) loads the shipped playbook files: a file
     that changed since becomes a new version, so improved defaults reach running installations
-    while reviews keep the version they ran with."""
+    while reviews keep the version they ran with. The shipped router model file likewise."""
+    from .routers import router_sync_shipped
     from .services import playbook_sync_defaults
 
     if using == "default":
         playbook_sync_defaults()
+        router_sync_shipped()

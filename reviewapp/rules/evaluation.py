@@ -26,6 +26,8 @@ from .engine import (
     passage_states,
     scan,
 )
+from .router.flags import merge_hits, router_hits
+from .router.model import RouterModel
 
 Segmenter = Callable[[str], Sequence[Passage]]
 
@@ -69,11 +71,14 @@ def evaluate(
     categories: Iterable[str] | None = None,
     detect_type: bool = True,
     keep_missed: bool = False,
+    router: RouterModel | None = None,
 ) -> dict:
     """Score ``playbook`` on labelled documents; returns a JSON-able report (see ``format_table``).
 
     ``labels`` is a ``labels.jsonl`` path, its folder, or already loaded documents (then pass
     ``categories``). ``keep_missed`` adds the missed clauses and the false alarms, for tuning.
+    ``router`` adds the learned router's flags where the playbook enables it; score it only on
+    documents it was not trained on (``router.training.cross_validated_report`` does folds).
     """
     if isinstance(labels, (str, Path)):
         documents, found_categories = load_documents(labels)
@@ -81,7 +86,7 @@ def evaluate(
     else:
         documents = list(labels)
         categories = list(categories or _labelled_categories(documents))
-    compiled = _compiled(playbook)
+    compiled = compiled_playbook(playbook)
     segment = segmenter or _default_segmenter()
     tallies = {category: _Tally() for category in categories}
     routed_chars = total_chars = 0
@@ -92,6 +97,9 @@ def evaluate(
         segments = segment(doc.text)
         contract_type = detect_contract_type(doc.text) if detect_type else None
         hits = scan(compiled, doc.text, segments, contract_type=contract_type)
+        if router is not None:
+            found = router_hits(compiled, router, doc.text, segments, hits)
+            hits = merge_hits(compiled, hits, found)
         states = passage_states(segments, hits)
         flagged = [s for s, state in zip(segments, states, strict=True) if state != CONFIRMED]
         routed = sum(s.end - s.start for s in flagged)
@@ -242,7 +250,7 @@ def _labelled_categories(documents: Sequence[Document]) -> list[str]:
     return sorted({category for doc in documents for category in doc.labels})
 
 
-def _compiled(playbook) -> CompiledPlaybook:
+def compiled_playbook(playbook: str | Path | Playbook | CompiledPlaybook) -> CompiledPlaybook:
     if isinstance(playbook, CompiledPlaybook):
         return playbook
     if isinstance(playbook, Playbook):

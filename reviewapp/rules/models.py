@@ -61,3 +61,37 @@ class PlaybookVersion(models.Model):
     @property
     def label(self) -> str:
         return f"{self.playbook.name}@{self.number}"
+
+
+class RouterVersion(models.Model):
+    """One trained learned router: the shipped one (no organisation) or an organisation's
+    retrained model, which an admin activates after reading its figures."""
+
+    organisation = models.ForeignKey(
+        Organisation, null=True, blank=True, on_delete=models.CASCADE, related_name="routers"
+    )
+    number = models.PositiveIntegerField()
+    language = models.CharField(max_length=8, default="en")
+    artefact = models.BinaryField(help_text="The model file (clausewise.router/1, npz)")
+    sha256 = models.CharField(max_length=64)
+    figures = models.JSONField(default=dict, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+    decisions = models.PositiveIntegerField(default=0, help_text="Lawyers' decisions it learnt")
+    is_active = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["organisation_id", "-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organisation", "language", "number"], name="router_unique_number"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        owner = f"org{self.organisation_id}" if self.organisation_id else "shipped"
+        return f"router-{self.language}-{owner}@{self.number}"

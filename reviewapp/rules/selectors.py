@@ -3,12 +3,14 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from reviewapp.accounts.selectors import AnyUser, organisations_administered
-from reviewapp.rules.models import Playbook
+from reviewapp.rules.models import Playbook, RouterVersion
 
 __all__ = [
     "organisations_administered",
     "playbook_get_for_admin",
     "playbook_list_for_admin",
+    "router_get_for_admin",
+    "router_list_for_admin",
     "rule_hit_counts",
 ]
 
@@ -25,6 +27,38 @@ def playbook_list_for_admin(*, user: AnyUser) -> QuerySet[Playbook]:
 
 def playbook_get_for_admin(*, user: AnyUser, playbook_id: int) -> Playbook | None:
     return playbook_list_for_admin(user=user).filter(pk=playbook_id).first()
+
+
+def router_list_for_admin(*, user: AnyUser) -> list[RouterVersion]:
+    """Shipped router versions and those of the organisations the user administers, newest
+    first, each marked ``in_use`` when new reviews of its organisation would run with it."""
+    organisations = list(organisations_administered(user=user).values_list("pk", flat=True))
+    versions = list(
+        RouterVersion.objects.filter(
+            Q(organisation__isnull=True) | Q(organisation__in=organisations)
+        )
+        .defer("artefact")
+        .order_by("organisation_id", "-number")
+    )
+    own_active = {v.organisation_id for v in versions if v.organisation_id and v.is_active}
+    newest_shipped = max((v.number for v in versions if v.organisation_id is None), default=None)
+    for version in versions:
+        if version.organisation_id:
+            version.in_use = version.is_active  # type: ignore[attr-defined]
+        else:
+            version.in_use = (  # type: ignore[attr-defined]
+                version.number == newest_shipped and not set(organisations) <= own_active
+            )
+    return versions
+
+
+def router_get_for_admin(*, user: AnyUser, router_id: int) -> RouterVersion | None:
+    organisations = organisations_administered(user=user)
+    return (
+        RouterVersion.objects.filter(pk=router_id, organisation__in=organisations)
+        .defer("artefact")
+        .first()
+    )
 
 
 def rule_hit_counts(*, playbook: Playbook) -> dict[str, int]:

@@ -10,10 +10,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from reviewapp.rules.models import Playbook
+from reviewapp.rules.routers import router_version_activate
 from reviewapp.rules.selectors import (
     organisations_administered,
     playbook_get_for_admin,
     playbook_list_for_admin,
+    router_get_for_admin,
+    router_list_for_admin,
     rule_hit_counts,
 )
 from reviewapp.rules.services import (
@@ -41,11 +44,22 @@ def playbook_list(request: HttpRequest) -> HttpResponse:
         raise Http404("Playbooks are for organisation admins.")
     if not Playbook.objects.filter(organisation__isnull=True).exists():
         playbook_sync_defaults()
-    return render(
-        request,
-        "rules/playbook_list.html",
-        {"playbooks": playbook_list_for_admin(user=request.user)},
-    )
+    context = {
+        "playbooks": playbook_list_for_admin(user=request.user),
+        "routers": router_list_for_admin(user=request.user),
+    }
+    return render(request, "rules/playbook_list.html", context)
+
+
+@login_required
+@require_POST
+def router_activate_view(request: HttpRequest, router_id: int) -> HttpResponse:
+    version = router_get_for_admin(user=request.user, router_id=router_id)
+    if version is None:
+        raise Http404("No such router version.")
+    router_version_activate(version=version, activated_by=request.user)
+    messages.success(request, _("New reviews now use router %(label)s.") % {"label": version.label})
+    return redirect("playbooks")
 
 
 @login_required

@@ -256,7 +256,16 @@ CELERY_BEAT_SCHEDULE = {
         "task": "reviewapp.queue.tasks.escalate_overdue_items",
         "schedule": 60.0,
     },
+    "retrain-routers": {
+        "task": "reviewapp.rules.tasks.retrain_routers",
+        "schedule": env_float("ROUTER_RETRAIN_EVERY_S", 7 * 24 * 3600.0, minimum=60.0),
+    },
 }
+# The labelled folder (labels.jsonl, CUAD layout) that organisations' routers are retrained on,
+# beside their lawyers' decisions. Default: the CUAD sample next to a development checkout.
+ROUTER_TRAINING_DATA = env_str(
+    "ROUTER_TRAINING_DATA", str(BASE_DIR.parent / "shared" / "data" / "cuad")
+)
 INGEST_STALLED_AFTER_S = env_int("INGEST_STALLED_AFTER_S", CELERY_VISIBILITY_TIMEOUT, minimum=10)
 
 # Engines: Claude when a key is set, else the offline engine (no language model).

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import re2
 
 from . import regex
-from .model import FactExtractor, Near, Playbook, Rule
+from .model import FactExtractor, Near, Playbook, Rule, router_rule_id
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,38 @@ def clear_compile_cache() -> None:
         _CACHE.clear()
 
 
+def router_rules(playbook: Playbook) -> tuple[Rule, ...]:
+    """With the router on, a rule per category it may flag, so a router flag is a firing like a
+    rule's: the category's question and positions, the severity of its first routing rule,
+    action ``verify``. The ``.context`` twin names a category on a passage already routed
+    (like a secondary rule) without routing anything itself."""
+    if not playbook.router.enabled:
+        return ()
+    first: dict[str, Rule] = {}
+    for rule in playbook.rules:
+        if not rule.only_with and rule.category not in first:
+            first[rule.category] = rule
+    categories = tuple(first)
+    rules = []
+    for category, model in first.items():
+        routing = Rule(
+            id=router_rule_id(category),
+            category=category,
+            severity=model.severity,
+            language=playbook.language,
+            action="verify",
+            question=model.question,
+            standard_position=model.standard_position,
+            fallback=model.fallback,
+            description="Flagged by the learned router (a passage classifier), not a pattern.",
+        )
+        rules.append(routing)
+        rules.append(
+            replace(routing, id=router_rule_id(category, context=True), only_with=categories)
+        )
+    return tuple(rules)
+
+
 def _compile(playbook: Playbook) -> CompiledPlaybook:
     passage: list[tuple[str, Trigger]] = []
     heading: list[tuple[str, Trigger]] = []
@@ -146,14 +178,16 @@ def _compile(playbook: Playbook) -> CompiledPlaybook:
             if into_passage:
                 terms = regex.widen_spaces(regex.alternation(near.terms_a))
                 passage.append((terms, Trigger(i, "near", n)))
+    # Router rules have no patterns: they come last, and the scan never runs them itself.
+    every_rule = playbook.rules + router_rules(playbook)
     return CompiledPlaybook(
         playbook=playbook,
-        rules=tuple(_compile_rule(rule) for rule in playbook.rules),
+        rules=tuple(_compile_rule(rule) for rule in every_rule),
         facts=tuple(_compile_fact(f) for f in playbook.facts),
         passage_filter=Prefilter(passage) if passage else None,
         heading_filter=Prefilter(heading) if heading else None,
         secondary_filter=Prefilter(secondary) if secondary else None,
-        by_id={rule.id: i for i, rule in enumerate(playbook.rules)},
+        by_id={rule.id: i for i, rule in enumerate(every_rule)},
         secondary=tuple(i for i, rule in enumerate(playbook.rules) if rule.only_with),
     )
 

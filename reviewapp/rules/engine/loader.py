@@ -18,6 +18,7 @@ from .model import (
     FactExtractor,
     Near,
     Playbook,
+    RouterSettings,
     Rule,
     RuleError,
 )
@@ -78,6 +79,33 @@ def load_playbook_data(data: Mapping[str, Any]) -> Playbook:
         rules=tuple(rules),
         facts=facts,
         description=str(data.get("description") or ""),
+        router=_router(data.get("router")),
+    )
+
+
+def _router(raw: Any) -> RouterSettings:
+    """``router: {enabled: true, severity: medium, thresholds: {Category: 0.4}}``."""
+    if raw is None:
+        return RouterSettings()
+    label = "router"
+    if not isinstance(raw, Mapping) or set(raw) - {"enabled", "thresholds", "severity"}:
+        raise RuleError(f"{label}: expected {{enabled, thresholds, severity}}")
+    if not isinstance(raw.get("enabled", False), bool):
+        raise RuleError(f"{label}: enabled: expected true or false")
+    thresholds = raw.get("thresholds") or {}
+    if not isinstance(thresholds, Mapping):
+        raise RuleError(f"{label}: thresholds: expected a mapping of category to a number")
+    pairs = []
+    for category, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+            raise RuleError(
+                f"{label}: thresholds: {str(category)[:80]}: expected a number in (0, 1]"
+            )
+        pairs.append((str(category), float(value)))
+    return RouterSettings(
+        enabled=bool(raw.get("enabled", False)),
+        thresholds=tuple(pairs),
+        severity=_choice(label, "severity", raw.get("severity", "medium"), SEVERITIES),
     )
 
 

@@ -71,6 +71,23 @@ class FactExtractor:
     prefer_headings: tuple[str, ...] = ()
 
 
+ROUTER_RULE_PREFIX = "router."
+ROUTER_CONTEXT_SUFFIX = ".context"
+
+
+@dataclass(frozen=True)
+class RouterSettings:
+    """The playbook's use of the learned router: on or off, and per-category thresholds
+    (probabilities, 0..1) that override the model's own tuned ones."""
+
+    enabled: bool = False
+    thresholds: tuple[tuple[str, float], ...] = ()
+    severity: str = "medium"
+
+    def threshold_map(self) -> dict[str, float]:
+        return dict(self.thresholds)
+
+
 @dataclass(frozen=True)
 class Playbook:
     name: str
@@ -79,6 +96,7 @@ class Playbook:
     rules: tuple[Rule, ...]
     facts: tuple[FactExtractor, ...] = ()
     description: str = ""
+    router: RouterSettings = RouterSettings()
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -102,6 +120,18 @@ class RuleHit:
     segment_index: int
     match_start: int
     match_end: int
+    # Learned router flags only: the model's probability and the words that weighed most.
+    score: float | None = None
+    words: tuple[str, ...] = ()
+
+
+def router_rule_id(category: str, *, context: bool = False) -> str:
+    slug = "-".join("".join(c if c.isalnum() else " " for c in category.lower()).split())
+    return f"{ROUTER_RULE_PREFIX}{slug}{ROUTER_CONTEXT_SUFFIX if context else ''}"
+
+
+def is_router_rule(rule_id: str) -> bool:
+    return rule_id.startswith(ROUTER_RULE_PREFIX)
 
 
 class Passage(Protocol):

@@ -9,13 +9,17 @@ from django.db import DatabaseError
 
 from reviewapp.rules.evaluation import evaluate, format_table
 from reviewapp.rules.models import Playbook
+from reviewapp.rules.router.model import RouterFileInvalid, load_router
+from reviewapp.rules.routers import shipped_router_path
 from reviewapp.rules.services import DEFAULTS_DIR, playbook_compiled
 
 
 class Command(BaseCommand):
     help = (
         "Measure a playbook against a labelled folder (labels.jsonl in the CUAD format, see "
-        "README): per-category recall and precision, routed share, overall figures."
+        "README): per-category recall and precision, routed share, overall figures. "
+        "--router cross-validate scores rules, router and both by document folds (no document "
+        "is scored by a model that saw it): the estimate for contracts nobody tuned on."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -25,17 +29,73 @@ class Command(BaseCommand):
             default="commercial-en",
             help="a playbook name in the database, a shipped playbook name, or a YAML file",
         )
+        parser.add_argument(
+            "--router",
+            default="off",
+            help="off (rules only), shipped (the shipped model: only for documents it was not "
+            "trained on), a model FILE, or cross-validate (train and score by folds)",
+        )
+        parser.add_argument("--folds", type=int, default=5)
+        parser.add_argument(
+            "--organisation", help="score on this organisation's lawyers' decisions instead"
+        )
         parser.add_argument("--format", choices=["json", "table"], default="table")
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder = Path(options["directory"])
         if not (folder / "labels.jsonl").is_file():
             raise CommandError(f"{folder} has no labels.jsonl (see README: evaluate_playbook).")
-        report = evaluate(folder, self._playbook(options["playbook"]))
+        if options["organisation"]:
+            report = self._decisions(options)
+        elif options["router"] == "cross-validate":
+            report = self._cross_validated(folder, options)
+        else:
+            router = self._router(options["router"])
+            report = evaluate(folder, self._playbook(options["playbook"]), router=router)
         if options["format"] == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        elif "rules" in report:
+            from .train_router import format_report
+
+            self.stdout.write(format_report(report))
         else:
             self.stdout.write(format_table(report))
+
+    def _cross_validated(self, folder: Path, options: dict[str, Any]) -> dict[str, Any]:
+        from reviewapp.rules.router import training
+        from reviewapp.rules.router_training import RouterTrainingError, folder_examples
+
+        try:
+            examples, categories = folder_examples(folder, options["playbook"])
+        except RouterTrainingError as error:
+            raise CommandError(str(error)) from error
+        scores = training.out_of_fold(examples, categories, folds=options["folds"])
+        return training.cross_validated_report(examples, scores)
+
+    def _decisions(self, options: dict[str, Any]) -> dict[str, Any]:
+        from reviewapp.accounts.models import Organisation
+        from reviewapp.rules.decision_labels import score_on_decisions
+
+        organisation = Organisation.objects.filter(name=options["organisation"]).first()
+        if organisation is None:
+            raise CommandError(f"No organisation named {options['organisation']!r}.")
+        router = self._router(options["router"])
+        return score_on_decisions(
+            organisation=organisation,
+            playbook=self._playbook(options["playbook"]),
+            router=router,
+        )
+
+    def _router(self, name: str) -> Any:
+        if name == "off":
+            return None
+        path = shipped_router_path() if name == "shipped" else Path(name)
+        if not path.is_file():
+            raise CommandError(f"No router model at {path}.")
+        try:
+            return load_router(path)
+        except RouterFileInvalid as error:
+            raise CommandError(str(error)) from error
 
     def _playbook(self, name: str) -> Any:
         path = Path(name)

@@ -1,0 +1,183 @@
+"""Lawyers' decisions as labelled examples for the learned router.
+
+Every decided queue item is one: the passage (its normalised text, heading and neighbours), each
+category a routing rule or the router named on it, and whether the lawyer found the clause
+acceptable. Both outcomes are examples of their category (a lawyer looked and the clause is
+there); clauses found not acceptable weigh double, so retraining leans towards what this
+organisation's lawyers push back on. Read through the passage's reverse relations, so this
+module needs nothing from the queue app above it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from reviewapp.contracts.models import Passage
+from reviewapp.rules.engine import SimplePassage, scan
+from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, is_router_rule
+from reviewapp.rules.models import PlaybookVersion
+from reviewapp.rules.router.features import PassageView
+from reviewapp.rules.router.flags import merge_hits, router_hits
+from reviewapp.rules.router.model import RouterModel
+from reviewapp.rules.router.training import Example
+from reviewapp.rules.services import playbook_compiled
+
+NOT_ACCEPTABLE_WEIGHT = 2.0
+
+
+@dataclass(frozen=True)
+class DecisionLabel:
+    passage_id: int
+    category: str
+    acceptable: bool
+    decided_at: datetime
+    view: PassageView
+
+
+def decision_labels(*, organisation_id: int, since: datetime | None = None) -> list[DecisionLabel]:
+    """The organisation's decided items as labels, oldest first."""
+    decided = Passage.objects.filter(
+        queue_items__status="DONE", queue_items__matter__organisation_id=organisation_id
+    )
+    if since is not None:
+        decided = decided.filter(queue_items__decided_at__gt=since)
+    rows = decided.values_list(
+        "id", "contract_id", "index", "queue_items__decision", "queue_items__decided_at"
+    ).order_by("queue_items__decided_at", "id")
+    latest = {
+        pid: (cid, index, decision, at) for pid, cid, index, decision, at in rows if at is not None
+    }
+    if not latest:
+        return []
+    categories = _routing_categories(list(latest))
+    views = _views({(cid, index) for cid, index, _d, _a in latest.values()})
+    labels = []
+    for passage_id, (contract_id, index, decision, at) in latest.items():
+        for category in sorted(categories.get(passage_id, ())):
+            labels.append(
+                DecisionLabel(
+                    passage_id=passage_id,
+                    category=category,
+                    acceptable=decision == "accept",
+                    decided_at=at,
+                    view=views[(contract_id, index)],
+                )
+            )
+    return sorted(labels, key=lambda label: (label.decided_at, label.passage_id))
+
+
+def _routing_categories(passage_ids: list[int]) -> dict[int, set[str]]:
+    firings = Passage.objects.filter(pk__in=passage_ids).values_list(
+        "id", "firings__rule_id", "firings__category", "firings__playbook_version_id"
+    )
+    versions = {
+        v.pk: playbook_compiled(v)
+        for v in PlaybookVersion.objects.filter(
+            pk__in={version for *_rest, version in firings if version}
+        ).select_related("playbook")
+    }
+    found: dict[int, set[str]] = defaultdict(set)
+    for passage_id, rule_id, category, version_id in firings:
+        if rule_id is None:
+            continue
+        if is_router_rule(rule_id):
+            routes = not rule_id.endswith(ROUTER_CONTEXT_SUFFIX)
+        else:
+            compiled = versions.get(version_id)
+            routes = compiled is None or compiled.routes(rule_id)
+        if routes:
+            found[passage_id].add(category)
+    return found
+
+
+def _views(keys: set[tuple[int, int]]) -> dict[tuple[int, int], PassageView]:
+    """Each decided passage with its neighbours, read in one query per contract."""
+    wanted: dict[int, set[int]] = defaultdict(set)
+    for contract_id, index in keys:
+        wanted[contract_id] |= {index - 1, index, index + 1}
+    views = {}
+    for contract_id, indices in wanted.items():
+        texts = dict(
+            Passage.objects.filter(contract_id=contract_id, index__in=indices).values_list(
+                "index", "text"
+            )
+        )
+        headings = dict(
+            Passage.objects.filter(contract_id=contract_id, index__in=indices).values_list(
+                "index", "heading"
+            )
+        )
+        for index in indices:
+            if (contract_id, index) in keys:
+                views[(contract_id, index)] = PassageView(
+                    text=texts.get(index, ""),
+                    heading=headings.get(index, ""),
+                    previous=texts.get(index - 1, "")[-300:],
+                    following=texts.get(index + 1, "")[:300],
+                )
+    return views
+
+
+def label_examples(labels: list[DecisionLabel]) -> list[Example]:
+    """One single-passage example per decided passage, for ``training.fit``."""
+    import numpy as np
+
+    by_passage: dict[int, list[DecisionLabel]] = defaultdict(list)
+    for label in labels:
+        by_passage[label.passage_id].append(label)
+    examples = []
+    for passage_id, group in by_passage.items():
+        view = group[0].view
+        acceptable = all(label.acceptable for label in group)
+        examples.append(
+            Example(
+                id=f"decision:{passage_id}",
+                length=max(1, len(view.text)),
+                views=[view],
+                chars=np.array([float(len(view.text))]),
+                labels=[frozenset(label.category for label in group)],
+                rule_routed=np.array([True]),
+                rule_categories=[frozenset()],
+                clauses=[(label.category, [0]) for label in group],
+                weight=1.0 if acceptable else NOT_ACCEPTABLE_WEIGHT,
+            )
+        )
+    return examples
+
+
+def score_on_decisions(
+    *, organisation: Any, playbook: Any, router: RouterModel | None
+) -> dict[str, Any]:
+    """How many of the organisation's decided passages the playbook (and router) would flag
+    with their category today; clauses found not acceptable are the ones that must not slip."""
+    from reviewapp.rules.evaluation import compiled_playbook
+
+    compiled = compiled_playbook(playbook)
+    labels = decision_labels(organisation_id=organisation.pk)
+    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    hard = [0, 0]
+    for label in labels:
+        view = label.view
+        passage = SimplePassage(index=0, start=0, end=len(view.text), heading=view.heading)
+        hits = scan(compiled, view.text, [passage])
+        hits = merge_hits(compiled, hits, router_hits(compiled, router, view.text, [passage], hits))
+        flagged = any(hit.category == label.category for hit in hits)
+        tally[label.category][0] += 1
+        tally[label.category][1] += flagged
+        if not label.acceptable:
+            hard[0] += 1
+            hard[1] += flagged
+    labelled = sum(n for n, _ in tally.values())
+    caught = sum(c for _, c in tally.values())
+    return {
+        "organisation": organisation.name,
+        "labels": labelled,
+        "recall": caught / labelled if labelled else None,
+        "recall_not_acceptable": hard[1] / hard[0] if hard[0] else None,
+        "categories": {
+            c: {"labelled": n, "caught": k, "recall": k / n} for c, (n, k) in sorted(tally.items())
+        },
+    }

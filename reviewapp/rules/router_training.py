@@ -1,0 +1,188 @@
+"""Training the learned router from a labelled folder and an organisation's decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from reviewapp.accounts.models import Organisation
+from reviewapp.contracts.segmentation import segment
+from reviewapp.rules.decision_labels import decision_labels, label_examples
+from reviewapp.rules.detect import detect_contract_type
+from reviewapp.rules.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
+from reviewapp.rules.evaluation import load_documents
+from reviewapp.rules.models import RouterVersion
+from reviewapp.rules.router import training
+from reviewapp.rules.router.model import RouterModel
+from reviewapp.rules.routers import router_version_create
+from reviewapp.rules.services import DEFAULTS_DIR
+
+Log = Callable[[str], None]
+
+
+class RouterTrainingError(Exception):
+    pass
+
+
+def _quiet(line: str) -> None:
+    return None
+
+
+def rule_scanner(compiled: CompiledPlaybook) -> Callable[[str, Any], tuple[list, list]]:
+    """Per passage: did a routing rule fire, and the categories of every rule that did."""
+
+    def run(text: str, segments: Any) -> tuple[list[bool], list[frozenset[str]]]:
+        hits = scan(compiled, text, segments, contract_type=detect_contract_type(text))
+        routed = [False] * len(segments)
+        fired: list[set[str]] = [set() for _ in segments]
+        for hit in hits:
+            fired[hit.segment_index].add(hit.category)
+            routed[hit.segment_index] |= compiled.routes(hit.rule_id)
+        return routed, [frozenset(found) for found in fired]
+
+    return run
+
+
+def folder_examples(
+    folder: Path, playbook: str = "commercial-en"
+) -> tuple[list[training.Example], list[str]]:
+    path = DEFAULTS_DIR / f"{playbook}.yaml"
+    if not path.is_file():
+        raise RouterTrainingError(f"No shipped playbook named {playbook!r}.")
+    try:
+        documents, categories = load_documents(folder)
+    except (OSError, ValueError, KeyError) as error:
+        raise RouterTrainingError(
+            f"{folder}: cannot read the labelled documents: {error}"
+        ) from error
+    if len(documents) < 10:
+        raise RouterTrainingError(f"{folder}: {len(documents)} documents; at least 10 are needed.")
+    compiled = compile_playbook(load_playbook(path))
+    examples = training.examples_from_documents(
+        documents, categories, scanner=rule_scanner(compiled), segmenter=segment
+    )
+    return examples, categories
+
+
+def router_train_from_folder(
+    *,
+    folder: Path,
+    playbook: str = "commercial-en",
+    folds: int = 5,
+    budget: float | None = None,
+    log: Log = _quiet,
+) -> tuple[RouterModel, dict[str, Any]]:
+    examples, categories = folder_examples(folder, playbook)
+    log(f"{len(examples)} documents, {sum(len(e.views) for e in examples)} passages")
+    meta = {"trained_on": str(folder.name), "playbook": playbook, "created": _now()}
+    return training.train(
+        examples,
+        categories,
+        folds=folds,
+        budget=budget or training.DEFAULT_BUDGET,
+        meta=meta,
+        log=log,
+    )
+
+
+def router_train_organisation(
+    *,
+    organisation: Any,
+    folder: Path | None = None,
+    playbook: str = "commercial-en",
+    folds: int = 5,
+    budget: float | None = None,
+    log: Log = _quiet,
+) -> tuple[RouterVersion, dict[str, Any]]:
+    """Base data plus the organisation's decisions; stored as its next, inactive, version."""
+    base_folder = folder or _base_folder()
+    base, categories = folder_examples(base_folder, playbook)
+    labels = [
+        label
+        for label in decision_labels(organisation_id=organisation.pk)
+        if label.category in categories
+    ]
+    if not labels:
+        raise RouterTrainingError(f"{organisation.name} has no decided items to learn from.")
+    decisions = label_examples(labels)
+    examples = base + decisions
+    log(f"{len(base)} documents and {len(decisions)} decided passages ({len(labels)} labels)")
+    scores = training.out_of_fold(examples, categories, folds=folds)
+    base_rows = list(range(len(base)))
+    decision_rows = list(range(len(base), len(examples)))
+    limit = budget or training.DEFAULT_BUDGET
+    report = training.cross_validated_report(examples, scores, budget=limit, only=base_rows)
+    thresholds = training.choose_thresholds(examples, scores, budget=limit, only=base_rows)
+    report["decisions"] = _decision_figures(examples, scores, thresholds, decision_rows)
+    model = training.fit(
+        examples,
+        categories,
+        meta={"trained_on": f"{base_folder.name} + {organisation.name}", "created": _now()},
+    )
+    model.thresholds = thresholds
+    model.meta["attach_margin"] = training.ATTACH_MARGIN
+    model.meta["figures"] = _figures(report)
+    version = router_version_create(
+        organisation=organisation,
+        model=model,
+        decisions=len(labels),
+        note=f"Retrained on {len(labels)} decisions",
+    )
+    return version, report
+
+
+def _decision_figures(
+    examples: list[training.Example],
+    scores: training.Scores,
+    thresholds: dict[str, float],
+    rows: list[int],
+) -> dict[str, Any]:
+    """Out of fold: how many decided passages the router alone would flag with their category."""
+    everything = training.measure(examples, scores, thresholds, use_rules=False, only=rows)
+    hard = [i for i in rows if examples[i].weight > 1]
+    rejected = training.measure(examples, scores, thresholds, use_rules=False, only=hard)
+    return {
+        "labels": everything["labelled"],
+        "recall": everything["recall"] or 0.0,
+        "recall_not_acceptable": rejected["recall"] or 0.0,
+    }
+
+
+def _figures(report: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: {k: v for k, v in part.items() if k != "categories"}
+        for name, part in report.items()
+        if isinstance(part, dict)
+    }
+
+
+def _base_folder() -> Path:
+    folder = Path(settings.ROUTER_TRAINING_DATA) if settings.ROUTER_TRAINING_DATA else None
+    if folder is None or not (folder / "labels.jsonl").is_file():
+        raise RouterTrainingError(
+            "ROUTER_TRAINING_DATA must name a labelled folder (labels.jsonl) to retrain on."
+        )
+    return folder
+
+
+def organisations_due_for_retraining() -> list[int]:
+    """Organisations with decisions newer than their newest router version (or none yet)."""
+    due = []
+    for organisation in Organisation.objects.all():
+        latest = (
+            RouterVersion.objects.filter(organisation=organisation)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+        if decision_labels(organisation_id=organisation.pk, since=latest):
+            due.append(organisation.pk)
+    return due
+
+
+def _now() -> str:
+    return timezone.now().isoformat(timespec="seconds")
