@@ -255,7 +255,7 @@ def _store(
                 number=seg.number[:64],
                 heading=seg.heading[:300],
                 is_heading=seg.is_heading,
-                text=document.text[seg.start : seg.end].replace("\x00", " "),
+                text=seg.text.replace("\x00", " "),  # normalised, as rules read it
             )
             for seg in segments
         )

@@ -26,17 +26,21 @@ def find(segments: list[Segment], text: str, prefix: str) -> Segment:
     raise AssertionError(f"no passage starts with {prefix!r}: {passages(text)}")
 
 
+# Invisible characters that normalisation drops may fall between passages.
+INVISIBLE = str.maketrans("", "", "\u200b\u200c\u200d\u2060\ufeff")
+
+
 def assert_partition(text: str, segments: list[Segment]) -> None:
-    """Passages are disjoint, in order, trimmed, and hold every non-space character once."""
+    """Passages are disjoint, in order, trimmed, and hold every visible character once."""
     position = 0
     for number, s in enumerate(segments):
         assert s.index == number
         assert position <= s.start < s.end <= len(text)
-        assert not text[position : s.start].strip(), "non-space text left out"
+        assert not text[position : s.start].translate(INVISIBLE).strip(), "text left out"
         passage = text[s.start : s.end]
         assert passage == passage.strip()
         position = s.end
-    assert not text[position:].strip(), "non-space text left out at the end"
+    assert not text[position:].translate(INVISIBLE).strip(), "text left out at the end"
 
 
 # --- numbering styles ------------------------------------------------------------------------
@@ -101,8 +105,16 @@ def test_clauses_run_together_in_flattened_pdf_text_are_split() -> None:
         "(a) Provider agrees to provide the Services. (b) Recipient may assign its rights. "
         "1.2 Standard of Service. Provider shall act in good faith."
     )
-    numbers = [s.number for s in segment(text)]
-    assert numbers == ["", "1.", "1.1", "(a)", "(b)", "1.2"]
+    segments = segment(text)
+    # The titles "1. Services." and "1.1 Provision of Services." open the passage of (a).
+    assert [text[s.start : s.end][:12] for s in segments] == [
+        "The Parties ",
+        "1. Services.",
+        "(b) Recipien",
+        "1.2 Standard",
+    ]
+    assert [s.number for s in segments] == ["", "(a)", "(b)", "1.2"]
+    assert segments[1].heading == "1. Services > 1.1 Provision of Services"
 
 
 def test_lowercase_list_items_inside_a_sentence_stay_in_the_sentence() -> None:
@@ -132,15 +144,14 @@ GOVERNING LAW
 """
 
 
-def test_heading_lines_are_marked_and_name_the_following_passages() -> None:
+def test_heading_lines_open_the_passage_of_the_clause_below_and_name_it() -> None:
     segments = segment(CONTRACT)
-    article = find(segments, CONTRACT, "ARTICLE V –")
-    assert article.is_heading
-    assert article.number == "ARTICLE V"
-    assert find(segments, CONTRACT, "MASTER SERVICES").is_heading
-    term = find(segments, CONTRACT, "5.1 Term.")
+    # The title and the article heading above 5.1 have no text of their own: they open 5.1.
+    term = find(segments, CONTRACT, "MASTER SERVICES AGREEMENT\n\nARTICLE V – TERMINATION\n\n5.1")
     assert not term.is_heading
+    assert term.number == "5.1"
     assert term.heading == "ARTICLE V – TERMINATION > 5.1 Term"
+    assert not any(s.is_heading for s in segments)
 
 
 def test_nested_clauses_carry_the_titles_of_their_parents() -> None:
@@ -166,19 +177,91 @@ def test_title_on_the_clause_line_is_a_passage_not_a_heading() -> None:
 
 def test_article_label_and_title_on_two_lines_form_one_heading() -> None:
     segments = segment(CONTRACT)
-    heading = find(segments, CONTRACT, "ARTICLE VI")
-    assert CONTRACT[heading.start : heading.end] == "ARTICLE VI\nGOVERNING LAW"
-    assert heading.is_heading
-    governed = find(segments, CONTRACT, "6.1 This Agreement")
+    governed = find(segments, CONTRACT, "ARTICLE VI")
+    assert CONTRACT[governed.start : governed.end].startswith(
+        "ARTICLE VI\nGOVERNING LAW\n6.1 This Agreement"
+    )
     assert governed.heading == "ARTICLE VI GOVERNING LAW"
 
 
 @pytest.mark.parametrize(
     "line", ["ARTICLE V", "5. TERMINATION", "TERMINATION", "第五条 合同解除", "一、付款方式"]
 )
-def test_short_title_lines_are_headings(line: str) -> None:
+def test_short_title_line_opens_the_passage_below_and_names_it(line: str) -> None:
     text = f"The parties agree.\n{line}\nThe Buyer shall pay the price in full. 买方应当付款。"
-    assert find(segment(text), text, line).is_heading
+    segments = segment(text)
+    assert [text[s.start : s.end] for s in segments] == ["The parties agree.", text[19:]]
+    assert not segments[1].is_heading
+    assert segments[1].heading == line.rstrip(".")
+
+
+@pytest.mark.parametrize(
+    "heading",
+    ["9. LIMITATION OF LIABILITY", "ARTICLE V – TERMINATION", "第五条 排他合作", "Confidentiality"],
+)
+def test_a_bare_heading_is_never_a_passage_of_its_own(heading: str) -> None:
+    text = f"Intro text ends here.\n\n{heading}\n\nThe Supplier shall not be liable for loss.\n"
+    segments = segment(text)
+    assert not any(s.is_heading for s in segments)
+    clause = find(segments, text, heading)
+    assert text[clause.start : clause.end].endswith("liable for loss.")
+
+
+def test_headings_in_a_row_open_the_first_passage_with_content() -> None:
+    text = "Intro.\nARTICLE 5\n5.1 Definitions\n(a) “Fee” means the fee.\n(b) “Term” means a year."
+    segments = segment(text)
+    assert [text[s.start : s.end] for s in segments] == [
+        "Intro.",
+        "ARTICLE 5\n5.1 Definitions\n(a) “Fee” means the fee.",
+        "(b) “Term” means a year.",
+    ]
+    assert segments[1].number == "(a)"
+    # "ARTICLE 5" alone and the title below it read as one heading.
+    assert segments[1].heading == segments[2].heading == "ARTICLE 5 5.1 Definitions"
+
+
+def test_a_heading_with_nothing_after_it_stays_alone() -> None:
+    text = "1. The Buyer shall pay.\n\nSCHEDULE A\n"
+    last = segment(text)[-1]
+    assert (text[last.start : last.end], last.is_heading) == ("SCHEDULE A", True)
+
+
+def test_a_table_of_contents_becomes_passages_of_headings_and_the_last_opens_the_clause() -> None:
+    entries = [f"{n}. {title}" for n, title in enumerate(["DEFINITIONS", "TERM", "FEES"] * 12, 1)]
+    text = "\n".join(["TABLE OF CONTENTS", *entries, "The Licensee shall pay the fees."])
+    segments = segment(text)
+    assert_partition(text, segments)
+    assert all(s.end - s.start <= MAX_PASSAGE_CHARS for s in segments)
+    assert len(segments) >= 2 and all(s.is_heading for s in segments[:-1])
+    clause = segments[-1]
+    assert not clause.is_heading
+    # Only the last few headings open the clause's passage.
+    assert 0 < clause.text.index("The Licensee") <= 200
+
+
+def test_a_clause_that_its_heading_would_take_over_the_limit_is_split_shorter() -> None:
+    sentence = "The Supplier shall deliver the Goods to the Buyer at the agreed place. "
+    text = "Intro.\n\n12. DELIVERY AND ACCEPTANCE OF THE GOODS\n\n" + sentence * 8
+    segments = segment(text)
+    assert text[segments[1].start : segments[1].end].startswith("12. DELIVERY")
+    assert all(s.end - s.start <= MAX_PASSAGE_CHARS for s in segments)
+
+
+def test_segments_read_the_normalised_text_with_offsets_into_the_original() -> None:
+    text = (
+        "Intro.\n\n9.\u00a0LIMITATION\u00a0OF\u00a0LIABILITY\n\nThe con\ufb01dential corpo-\n"
+        "ration is liable. The corporation pays.\n\n10.\u00a0NOTICES\n\nNotices are written."
+    )
+    segments = segment(text)
+    assert_partition(text, segments)
+    liability = find(segments, text, "9.\u00a0LIMITATION")
+    assert liability.heading == "9. LIMITATION OF LIABILITY"
+    assert liability.text == (
+        "9. LIMITATION OF LIABILITY\n\nThe confidential corporation is liable. "
+        "The corporation pays."
+    )
+    assert text[liability.end - len("pays.") : liability.end] == "pays."
+    assert find(segments, text, "10.\u00a0NOTICES").number == "10."
 
 
 def test_roman_items_nest_under_letters_but_letter_i_follows_h() -> None:
@@ -193,8 +276,9 @@ def test_roman_items_nest_under_letters_but_letter_i_follows_h() -> None:
 
 def test_chinese_headings_nest() -> None:
     text = "第五条 合同解除\n一、解除条件\n（一）乙方逾期交货超过三十日的，甲方可以解除合同。"
-    item = find(segment(text), text, "（一）")
+    [item] = segment(text)
     assert item.heading == "第五条 合同解除 > 一、解除条件"
+    assert item.number == "（一）"
 
 
 def test_heading_path_is_kept_short() -> None:
@@ -296,11 +380,14 @@ def test_capitalised_title_run_in_with_its_text_becomes_a_heading() -> None:
         "The parties agree as follows: ARTICLE 1 DEFINITIONS 1.1 “AAA” has the meaning set "
         "forth in Section 12.3. RECITALS A. Recipient wishes to engage the Provider."
     )
-    pieces = [(text[s.start : s.end], s.number, s.is_heading) for s in segment(text)]
-    assert ("ARTICLE 1 DEFINITIONS", "ARTICLE 1", True) in pieces
-    assert ("RECITALS", "", True) in pieces
-    assert find(segment(text), text, "1.1").heading == "ARTICLE 1 DEFINITIONS"
-    assert find(segment(text), text, "A. Recipient").number == "A."
+    segments = segment(text)
+    assert [(text[s.start : s.end][:24], s.number) for s in segments] == [
+        ("The parties agree as fol", ""),
+        ("ARTICLE 1 DEFINITIONS 1.", "1.1"),
+        ("RECITALS A. Recipient wi", "A."),
+    ]
+    assert segments[1].heading == "ARTICLE 1 DEFINITIONS"
+    assert segments[2].heading.endswith("RECITALS")
 
 
 def test_greek_question_mark_from_pdf_extraction_ends_a_list_item() -> None:
@@ -417,8 +504,7 @@ def test_offsets_point_into_the_original_text() -> None:
     segments = segment(text)
     assert_partition(text, segments)
     assert [text[s.start : s.end] for s in segments] == [
-        "ARTICLE I",
-        "1.1  The Licensee shall pay.",
+        "ARTICLE I  \n\n 1.1  The Licensee shall pay.",
         "(a) On time.",
     ]
 

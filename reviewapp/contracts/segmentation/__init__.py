@@ -1,7 +1,13 @@
-"""Split a contract's text into passages: clauses, headings and paragraphs, with offsets.
+"""Split a contract's text into passages: clauses and paragraphs, with offsets.
 
-Pure Python (no Django), linear in the size of the text. The text is never modified: each
-passage is ``text[start:end]``, and together the passages hold every non-space character once.
+Pure Python (no Django), linear in the size of the text. Segmentation reads the normalised text
+(``reviewapp.contracts.normalise``: Unicode spaces, ligatures, hyphenation undone) but offsets
+are into the text given: each passage is ``text[start:end]``, ``Segment.text`` is the same
+passage normalised, and together the passages hold every non-space character once (except the
+invisible ones normalisation drops, such as zero-width spaces between passages).
+
+A heading line is not a passage of its own: it opens the passage of the clause that follows it,
+so that the clause and its title are read, flagged and verified together.
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from reviewapp.contracts.normalise import NormalisedText, normalise
+
 from ._cuts import find_cuts, label_opens_clause
 from ._headings import HeadingPath, clause_title, heading_display, is_heading_text
 from ._labels import (
@@ -19,8 +27,8 @@ from ._labels import (
     Label,
     RankTracker,
     match_label,
-    normalise,
 )
+from ._labels import normalise as normalise_label
 from ._sentences import split_points
 
 __all__ = ["MAX_PASSAGE_CHARS", "Segment", "segment"]
@@ -33,6 +41,9 @@ _FRAGMENT_CHARS = 10
 _PREVIEW_CHARS = 300
 _FRAGMENT_LABELS_CHARS = 60
 _RUNNING_HEADER_REPEATS = 3
+# Headings opening a clause's passage take at most this much of it; in a longer run of headings
+# (a table of contents) the earlier ones form passages of their own.
+_MAX_HEADING_PREFIX = 200
 _DIGITS_RE = re.compile(r"\d+")
 _NON_SPACE_RE = re.compile(r"\S")
 
@@ -45,7 +56,8 @@ class Segment:
     end: int  # offset just after its last non-space character
     heading: str  # headings in force, outermost first: "ARTICLE V – TERMINATION > 5.2 ..."
     number: str  # the clause label that opens it ("1.1", "(a)", "第一条"), else ""
-    is_heading: bool  # the passage is only a heading line
+    is_heading: bool  # the passage is only headings (nothing follows them, or a contents list)
+    text: str = ""  # the passage normalised: what rules read and people are shown
 
 
 @dataclass
@@ -55,21 +67,25 @@ class _Draft:
     label: Label | None = None
     is_heading: bool = False
     title: str = ""
+    into_next: bool = False  # a heading that opens the passage after it
 
 
 def segment(text: str, page_spans: list[tuple[int, int]] | None = None) -> list[Segment]:
     """Passages of ``text`` in document order.
 
     ``page_spans`` are the (start, end) offsets of each page, page 1 first; None means one page.
-    A passage's ``heading`` is the path of headings in force, including its own title if it
-    opens a titled clause or is a heading.
+    A passage's ``heading`` is the path of headings in force, including the headings it opens
+    with and its own title if it opens a titled clause.
     """
+    normalised = normalise(text)
+    clean = normalised.text
     page_starts = [start for start, _ in page_spans] if page_spans else [0]
-    cuts = find_cuts(text, page_starts)
-    drafts = [_describe(text, start, end) for start, end in _blocks(text, cuts)]
-    _demote_running_headers(text, drafts)
-    drafts = _split_long(text, _merge_fragments(text, drafts))
-    return _finalise(text, drafts, page_starts)
+    cuts = find_cuts(clean, [normalised.from_source(start) for start in page_starts])
+    drafts = [_describe(clean, start, end) for start, end in _blocks(clean, cuts)]
+    _demote_running_headers(clean, drafts)
+    drafts = _split_long(clean, _merge_fragments(clean, drafts))
+    drafts = _attach_headings(clean, drafts)
+    return _finalise(normalised, drafts, page_starts)
 
 
 def _blocks(text: str, cuts: list[int]) -> list[tuple[int, int]]:
@@ -184,27 +200,86 @@ def _split_long(text: str, drafts: list[_Draft]) -> list[_Draft]:
             result.append(draft)
             continue
         cuts = split_points(text, draft.start, draft.end, MAX_PASSAGE_CHARS, MAX_SENTENCE_CHARS)
-        pieces = zip([draft.start, *cuts], [*cuts, draft.end], strict=True)
-        for position, (start, stop) in enumerate(pieces):
-            first = _NON_SPACE_RE.search(text, start, stop)
-            if first is None:
-                continue
-            end = first.start() + len(text[first.start() : stop].rstrip())
-            if position == 0:
-                result.append(replace(draft, end=end))
-            else:
-                result.append(_Draft(first.start(), end))
+        result.extend(_pieces(text, draft, cuts))
     return result
 
 
-def _finalise(text: str, drafts: list[_Draft], page_starts: list[int]) -> list[Segment]:
+def _pieces(text: str, draft: _Draft, cuts: list[int]) -> list[_Draft]:
+    pieces = []
+    for position, (start, stop) in enumerate(
+        zip([draft.start, *cuts], [*cuts, draft.end], strict=True)
+    ):
+        first = _NON_SPACE_RE.search(text, start, stop)
+        if first is None:
+            continue
+        end = first.start() + len(text[first.start() : stop].rstrip())
+        if position == 0:
+            pieces.append(replace(draft, end=end))
+        else:
+            pieces.append(_Draft(first.start(), end))
+    return pieces
+
+
+def _attach_headings(text: str, drafts: list[_Draft]) -> list[_Draft]:
+    """Mark each run of headings followed by a clause to open that clause's passage.
+
+    A long run (a table of contents) gives only its last headings to the clause; the earlier
+    ones are grouped into passages of at most ``MAX_PASSAGE_CHARS``. Headings at the very end,
+    with nothing after them, stay as they are. A clause that the headings would take over the
+    limit is split again, shorter.
+    """
+    result: list[_Draft] = []
+    run: list[_Draft] = []
+    for draft in drafts:
+        if draft.is_heading:
+            run.append(draft)
+            continue
+        pieces = [draft]
+        if run:
+            first = len(run) - 1
+            while first > 0 and draft.start - run[first - 1].start <= _MAX_HEADING_PREFIX:
+                first -= 1
+            for heading in run[first:]:
+                heading.into_next = True
+            _group_headings(run[:first])
+            pieces = _make_room(text, draft, draft.start - run[first].start)
+        result.extend(run)
+        result.extend(pieces)
+        run = []
+    return result + run
+
+
+def _make_room(text: str, draft: _Draft, prefix: int) -> list[_Draft]:
+    limit = MAX_PASSAGE_CHARS - prefix
+    if draft.end - draft.start <= limit or limit <= 0:
+        return [draft]
+    return _pieces(
+        text, draft, split_points(text, draft.start, draft.end, limit, MAX_SENTENCE_CHARS)
+    )
+
+
+def _group_headings(run: list[_Draft]) -> None:
+    group_start: int | None = None
+    for previous, heading in zip(run, run[1:], strict=False):
+        group_start = previous.start if group_start is None else group_start
+        previous.into_next = heading.end - group_start <= MAX_PASSAGE_CHARS
+        if not previous.into_next:
+            group_start = None
+
+
+def _finalise(
+    normalised: NormalisedText, drafts: list[_Draft], page_starts: list[int]
+) -> list[Segment]:
+    text = normalised.text
     ranks = RankTracker()
     path = HeadingPath()
     # Before the first clause, "Exhibit 10.5" is the filing's exhibit number, not a schedule.
     seen_clause = False
-    segments = []
-    for index, draft in enumerate(drafts):
-        number = normalise(draft.label) if draft.label else ""
+    segments: list[Segment] = []
+    opening: _Draft | None = None  # the first heading of those that open the next passage
+    heading_number = ""
+    for draft in drafts:
+        number = normalise_label(draft.label) if draft.label else ""
         if draft.is_heading:
             title = heading_display(text[draft.start : draft.end])
         else:
@@ -215,15 +290,23 @@ def _finalise(text: str, drafts: list[_Draft], page_starts: list[int]) -> list[S
         elif draft.is_heading or draft.label is not None:
             ranks.reset()
             path.enter(UNNUMBERED_HEADING_RANK, title)
+        if draft.into_next:
+            opening = opening or draft
+            heading_number = number or heading_number
+            continue
+        first = opening or draft
+        start, end = normalised.to_source(first.start), normalised.end_to_source(draft.end)
         segments.append(
             Segment(
-                index=index,
-                page=max(1, bisect_right(page_starts, draft.start)),
-                start=draft.start,
-                end=draft.end,
+                index=len(segments),
+                page=max(1, bisect_right(page_starts, start)),
+                start=start,
+                end=end,
                 heading=path.render(),
-                number=number,
+                number=number or heading_number,
                 is_heading=draft.is_heading,
+                text=text[first.start : draft.end],
             )
         )
+        opening, heading_number = None, ""
     return segments

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reviewapp.contracts.normalise import normalise
+
 from .compiler import CompiledFact, CompiledPlaybook
 from .model import Passage
 
@@ -18,36 +20,48 @@ def extract_facts(
 
     Passages whose heading matches the extractor's ``prefer_headings`` (for example "Term") are
     searched before the rest of the document, so a stray match elsewhere does not shadow the
-    operative clause.
+    operative clause. Patterns read the normalised text, so the value is normalised ("JOHNSON"
+    where the PDF spaced it out); ``start`` and ``end`` are offsets into ``text``.
     """
-    data = text.encode("utf-8")
-    ascii_only = len(data) == len(text)
+    normalised = normalise(text)
+    clean = normalised.text
+    data = clean.encode("utf-8")
+    ascii_only = len(data) == len(clean)
     facts: dict[str, dict] = {}
     for fact in compiled.facts:
         if fact.extractor.category in facts:
             continue
-        found = _first_match(fact, data, _heading_ranges(fact, text, segments))
+        ranges = _heading_ranges(fact, normalised.span_from_source, clean, segments)
+        found = _first_match(fact, data, ranges)
         if found is None:
             continue
         start, end = found
         if not ascii_only:
             start, end = _chars(data, start), _chars(data, end)
-        start, end = _trim(text, start, end)
+        start, end = _trim(clean, start, end)
         if end > start:
-            facts[fact.extractor.category] = {"value": text[start:end], "start": start, "end": end}
+            source_start, source_end = normalised.span_to_source(start, end)
+            facts[fact.extractor.category] = {
+                "value": clean[start:end],
+                "start": source_start,
+                "end": source_end,
+            }
     return facts
 
 
-def _heading_ranges(fact: CompiledFact, text: str, segments: Sequence[Passage]):
+def _heading_ranges(fact: CompiledFact, to_clean, clean: str, segments: Sequence[Passage]):
     if fact.prefer_headings is None:
         return []
     wanted = [
-        s for s in segments if s.heading and fact.prefer_headings.search(s.heading.encode("utf-8"))
+        to_clean(s.start, s.end)
+        for s in segments
+        if s.heading and fact.prefer_headings.search(s.heading.encode("utf-8"))
     ][:MAX_PREFERRED]
-    if len(text) == len(text.encode("utf-8")):
-        return [(s.start, s.end) for s in wanted]
+    if len(clean) == len(clean.encode("utf-8")):
+        return wanted
     return [
-        (len(text[: s.start].encode("utf-8")), len(text[: s.end].encode("utf-8"))) for s in wanted
+        (len(clean[:start].encode("utf-8")), len(clean[:end].encode("utf-8")))
+        for start, end in wanted
     ]
 
 

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
 
+from reviewapp.contracts.normalise import NormalisedText, normalise
+
 from .compiler import CompiledNear, CompiledPlaybook, CompiledRule, Prefilter, Trigger
 from .model import MAX_PATTERN_CHARS, Passage, Rule, RuleHit
 
@@ -38,14 +40,17 @@ def scan(
 
     Rules limited to other contract types than ``contract_type`` are skipped; with no type
     every rule applies. Secondary rules (``only_with``) run after the primary ones of the same
-    passage.
+    passage. Patterns read the normalised text (``reviewapp.contracts.normalise``); segments
+    and hits carry offsets into ``text`` itself.
     """
     active = compiled.active_rules(contract_type)
+    normalised = normalise(text)
     by_heading: dict[str, frozenset[int]] = {}
     hits: list[RuleHit] = []
     for segment in segments:
-        chunk = text[segment.start : segment.end]
-        data = chunk.encode("utf-8")
+        start, end = normalised.span_from_source(segment.start, segment.end)
+        chunk = _Chunk(normalised, start, normalised.text[start:end])
+        data = chunk.text.encode("utf-8")
         heading = segment.heading or ""
         if heading not in by_heading:
             by_heading[heading] = _heading_rules(compiled, heading)
@@ -64,12 +69,21 @@ def scan(
     return hits
 
 
+class _Chunk:
+    """A passage's normalised text, and where it starts in the normalised document."""
+
+    __slots__ = ("normalised", "start", "text")
+
+    def __init__(self, normalised: NormalisedText, start: int, text: str) -> None:
+        self.normalised, self.start, self.text = normalised, start, text
+
+
 def _secondary_hits(
     compiled: CompiledPlaybook,
     active: frozenset[int],
     primary: list[RuleHit],
     segment: Passage,
-    chunk: str,
+    chunk: _Chunk,
     data: bytes,
     in_heading: frozenset[int],
 ) -> list[RuleHit]:
@@ -238,12 +252,14 @@ def _close_enough(data: bytes, start: int, end: int, within: int) -> bool:
     return end <= start or len(_WORD.findall(data, start, end)) <= within
 
 
-def _hit(rule: Rule, segment: Passage, chunk: str, data: bytes, span: Span) -> RuleHit:
+def _hit(rule: Rule, segment: Passage, chunk: _Chunk, data: bytes, span: Span) -> RuleHit:
     if span == _HEADING:
         start, end = segment.start, segment.end
     else:
-        start = segment.start + _char_offset(chunk, data, span[0])
-        end = segment.start + _char_offset(chunk, data, span[1])
+        start, end = chunk.normalised.span_to_source(
+            chunk.start + _char_offset(chunk.text, data, span[0]),
+            chunk.start + _char_offset(chunk.text, data, span[1]),
+        )
     return RuleHit(
         rule_id=rule.id,
         category=rule.category,
