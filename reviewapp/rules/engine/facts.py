@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from reviewapp.contracts.normalise import normalise
 
@@ -49,7 +49,12 @@ def extract_facts(
     return facts
 
 
-def _heading_ranges(fact: CompiledFact, to_clean, clean: str, segments: Sequence[Passage]):
+def _heading_ranges(
+    fact: CompiledFact,
+    to_clean: Callable[[int, int], tuple[int, int]],
+    clean: str,
+    segments: Sequence[Passage],
+) -> list[tuple[int, int]]:
     if fact.prefer_headings is None:
         return []
     wanted = [
