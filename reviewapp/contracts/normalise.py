@@ -2,8 +2,8 @@
 
 PDF text layers differ from the same contract typed as plain text in ways that a pattern author
 cannot foresee: no-break and other Unicode spaces (which RE2's ``\\s`` does not match), zero-width
-characters and soft hyphens, ligature glyphs ("ﬁ"), words hyphenated at a line end, letters
-spaced out by the layout ("W I T N E S S E T H") and words that the extractor broke in two
+characters, soft hyphens, ligature glyphs ("ﬁ"), words hyphenated at a line end, letters spaced
+out by the layout ("W I T N E S S E T H") and words that the extractor broke in two
 ("C HIROPRACTIC", "Prop erty"). ``normalise`` undoes these and keeps a map between the two texts,
 so that segmentation, rules and fact extraction all read the normalised text while every offset
 the app stores (passages, rule firings, highlights in the PDF viewer) stays an offset into the
@@ -12,12 +12,16 @@ text as extracted.
 Written by hand because no maintained library keeps offsets through such changes: ftfy and
 ``unicodedata.normalize("NFKC")`` return a new string only (ftfy's ``fix_and_explain`` lists the
 steps, not where they applied), and NFKC would also rewrite characters a lawyer must see as
-written (superscripts, fullwidth digits, "½"). Pure Python, linear in the size of the text.
+written (superscripts, fullwidth digits, "½"). Pure Python, linear in the size of the text; RE2
+takes a first look so that a step with nothing to do costs almost nothing.
 
-What counts as a word worth joining is decided by the document's own vocabulary, never by an
-external dictionary: a hyphen at a line end is dropped when the joined word occurs elsewhere in
-the document (or the second part is lowercase and never a word of its own), and two pieces are
-joined when the joined word occurs elsewhere and one of the pieces never stands alone.
+What counts as one word is decided by the document's own vocabulary, never by an external
+dictionary. A hyphen at a line end (or a U+00AD, which SEC filings use as a visible hyphen:
+"need-to-know") is dropped only when the document writes the joined word elsewhere and not the
+hyphenated one; on the CUAD PDFs every other line-end hyphen belongs to a compound ("then-
+current", "in-house"), so the line break goes and the hyphen stays. Two pieces one space apart
+are joined when the document writes the joined word elsewhere and neither piece stands alone
+("qual ity"; not "direct or", not "Help Desk").
 """
 
 from __future__ import annotations
@@ -162,7 +166,7 @@ def normalise(text: str) -> NormalisedText:
     return _normalise(text)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _normalise(text: str) -> NormalisedText:
     base = _replace_one_to_one(text)
     edits = _edits(base)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from reviewapp.contracts.normalise import normalise
-from reviewapp.rules.engine import Rule, compile_playbook, extract_facts, scan
+from reviewapp.rules.engine import Rule, compile_playbook, extract_facts, offline_verdict, scan
 from reviewapp.rules.engine.model import FactExtractor, Playbook, SimplePassage
 
 # --- each kind of change -----------------------------------------------------------------------
@@ -216,3 +216,19 @@ def test_facts_are_normalised_values_with_offsets_into_the_original() -> None:
     fact = extract_facts(compile_playbook(_playbook()), text)["Parties"]
     assert fact["value"] == "JOHNSON"
     assert text[fact["start"] : fact["end"]] == "J O H N S O N"
+
+
+def test_offline_verdict_reads_the_passage_normalised_and_quotes_its_own_words() -> None:
+    rule = Rule(
+        id="cap",
+        category="Cap On Liability",
+        severity="high",
+        language="en",
+        patterns=(r"liab",),
+        confirm_if=(r"limited\s+to\s+the\s+fees",),
+    )
+    compiled = compile_playbook(Playbook(name="t", version="1", language="en", rules=(rule,)))
+    passage = "Liability is limited\u00a0to\u00a0the\u00a0fees paid."
+    verdict = offline_verdict(compiled, "cap", passage)
+    assert verdict is not None and verdict.state == "CONFIRMED"
+    assert verdict.quote == "limited\u00a0to\u00a0the\u00a0fees"
