@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from reviewapp.contracts.normalise import normalise
 from reviewapp.llm.schemas import RECORD_VERDICTS_TOOL
 
 WITHHELD = "[withheld: text addressed to an AI]"
@@ -75,12 +76,16 @@ def contract_prefix(
 ) -> str:
     """The contract as the cached system block: one ``[P<index>] <text>`` line per passage.
 
-    ``withheld`` are absolute (start, end) offsets into ``text``; each passage is located in
-    ``text`` (passages come in order and are slices of it) and the withheld part replaced. A
-    passage that cannot be located has every withheld snippet's text replaced instead. Whitespace
-    inside a passage collapses to single spaces so every passage stays on its own line. A pure
-    function: equal inputs give byte-identical output.
+    ``withheld`` are absolute (start, end) offsets into ``text``; passages carry the normalised
+    text (``reviewapp.contracts.normalise``), so each is located in the normalised contract
+    (passages come in order and are slices of it) with the withheld spans mapped onto it, and the
+    withheld part replaced. A passage that cannot be located has every withheld snippet's text
+    replaced instead. Whitespace inside a passage collapses to single spaces so every passage
+    stays on its own line. A pure function: equal inputs give byte-identical output.
     """
+    normalised = normalise(text)
+    text = normalised.text
+    withheld = [normalised.span_from_source(a, b) for a, b in withheld]
     ranges = _merge(withheld, len(text))
     lines = ["<contract>"]
     cursor = 0
