@@ -67,7 +67,7 @@ def ingested_contract(*, matter: Matter, text: str, name: str = "contract.txt") 
             number=seg.number,
             heading=seg.heading[:300],
             is_heading=seg.is_heading,
-            text=text[seg.start : seg.end],
+            text=seg.text,
         )
         for seg in segment(text)
     )

@@ -79,7 +79,12 @@ def queue_item_context(item: QueueItem) -> dict[str, Any]:
         "before": [n for n in neighbours if n.index < passage.index],
         "after": [n for n in neighbours if n.index > passage.index],
         "segments": passage_segments(
-            passage, [(f.match_start, f.match_end) for f in firings if f.pk not in on_heading]
+            passage,
+            [
+                _span_in_passage(f, passage)
+                for f in firings
+                if f.pk not in on_heading and f.score is None  # a router flag marks no words
+            ],
         ),
         "firings": [_firing(firing, passage, firing.pk in on_heading) for firing in firings],
         "v": Verification.objects.filter(passage=passage).first(),
@@ -89,13 +94,21 @@ def queue_item_context(item: QueueItem) -> dict[str, Any]:
     }
 
 
+def _span_in_passage(firing: RuleFiring, passage: Passage) -> tuple[int, int]:
+    """Offsets into ``passage.text`` (normalised): stored by the scan; older firings kept only
+    contract offsets, which match the passage text where normalisation changed no length."""
+    if firing.text_start is not None and firing.text_end is not None:
+        return firing.text_start, firing.text_end
+    return firing.match_start - passage.start, firing.match_end - passage.start
+
+
 def passage_segments(passage: Passage, spans: list[tuple[int, int]]) -> list[dict[str, Any]]:
-    """The passage's text cut into plain and matched pieces (spans are contract offsets)."""
+    """The passage's text cut into plain and matched pieces (spans are offsets into it)."""
     text = passage.text
     inside = sorted(
-        (max(start - passage.start, 0), min(end - passage.start, len(text)))
+        (max(start, 0), min(end, len(text)))
         for start, end in spans
-        if end > passage.start and start < passage.start + len(text)
+        if end > 0 and start < len(text)
     )
     segments: list[dict[str, Any]] = []
     cursor = 0
@@ -128,7 +141,7 @@ def _heading_hits(item: QueueItem, passage: Passage, firings: list[RuleFiring]) 
 
 def _firing(firing: RuleFiring, passage: Passage, on_heading: bool) -> dict[str, Any]:
     # Matches lie inside their passage: cut them from it, not from the whole contract's text.
-    start, end = firing.match_start - passage.start, firing.match_end - passage.start
+    start, end = _span_in_passage(firing, passage)
     text = passage.heading if on_heading else passage.text[max(start, 0) : max(end, 0)]
     return {
         "rule_id": firing.rule_id,

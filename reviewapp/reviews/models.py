@@ -63,6 +63,9 @@ class RuleFiring(models.Model):
     # A learned router flag: its probability and the words that weighed most (rules: null, []).
     score = models.FloatField(null=True, blank=True)
     words = models.JSONField(default=list, blank=True)
+    # The match as offsets into the passage's (normalised) text, for highlighting it there.
+    text_start = models.PositiveIntegerField(null=True, blank=True)
+    text_end = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["passage_id", "rule_id"]

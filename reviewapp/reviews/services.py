@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
+from reviewapp.contracts.normalise import normalise
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.models import (
     ActorKind,
@@ -140,6 +141,13 @@ def _open_queue_item(passage: Passage, review: Review, reason: str) -> None:
 
 
 def _record_scan(review: Review, passages: list[Passage], hits, states: list[str]) -> None:
+    normalised = normalise(review.contract.text)
+
+    def within(passage: Passage, offset: int) -> int:
+        """A contract offset as an offset into the passage's normalised text."""
+        relative = normalised.from_source(offset) - normalised.from_source(passage.start)
+        return min(max(relative, 0), len(passage.text))
+
     by_passage: dict[int, list] = defaultdict(list)
     for hit in hits:
         by_passage[hit.segment_index].append(hit)
@@ -160,6 +168,8 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
             passage_first=hit is by_passage[hit.segment_index][0],
             score=hit.score,
             words=list(hit.words),
+            text_start=within(passages[hit.segment_index], hit.match_start),
+            text_end=within(passages[hit.segment_index], hit.match_end),
         )
         for hit in hits
     )

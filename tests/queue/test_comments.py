@@ -126,10 +126,35 @@ def test_item_detail_highlights_the_matched_span(item):
 
 def test_overlapping_matches_are_highlighted_once(item):
     passage = item.passage
-    start = passage.start
-    segments = passage_segments(passage, [(start + 2, start + 8), (start + 5, start + 12)])
+    segments = passage_segments(passage, [(2, 8), (5, 12)])
     assert [s["text"] for s in segments if s["hit"]] == [passage.text[2:8], passage.text[8:12]]
     assert "".join(s["text"] for s in segments) == passage.text
+
+
+def test_highlight_stays_on_the_words_in_a_pdf_text_with_no_break_spaces_and_ligatures(
+    make_matter, reviewer
+):
+    """Normalisation changes the passage text's length (ligatures, joined words): the match
+    shown must still be the words that matched, not a shifted slice."""
+    from reviewapp.queue.selectors import _span_in_passage
+    from reviewapp.reviews.models import RuleFiring
+    from reviewapp.reviews.services import review_scan
+    from tests.factories import ingested_contract
+
+    matter = make_matter(name="PDF", members=[(reviewer, "reviewer")])
+    text = (
+        "1.\u00a0De\ufb01nitions. The \ufb01rst party and the o\ufb03cer agree.\n\n"
+        "2.\u00a0Transfer. The \ufb01rst o\ufb03cer of neither party may assign this"
+        " Agreement without the prior written consent of the other party.\n"
+    )
+    contract = ingested_contract(matter=matter, text=text)
+    review_scan(contract_id=contract.pk)
+    firings = RuleFiring.objects.filter(review__contract=contract, score__isnull=True)
+    firing = next(f for f in firings if "assign" in text[f.match_start : f.match_end].lower())
+    start, end = _span_in_passage(firing, firing.passage)
+    shown = firing.passage.text[start:end]
+    matched = text[firing.match_start : firing.match_end]
+    assert shown == matched.replace("\u00a0", " ")
 
 
 def test_page_shows_an_unknown_mention_error_inside_the_item_and_keeps_the_text(
