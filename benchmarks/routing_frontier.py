@@ -1,6 +1,5 @@
 """How far can passage routing go on CUAD? Rules against a learned scorer, at equal routed share.
 
-    .venv/bin/pip install -e '.[research]'      # scikit-learn, for this script only
     .venv/bin/python benchmarks/routing_frontier.py [--cuad DIR] [--folds 5] [--quick]
 
 The trigger rules decide which passages are verified. This script asks whether any passage
@@ -56,11 +55,6 @@ def main() -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="words only, no character n-grams")
     args = parser.parse_args()
-    try:
-        import sklearn  # noqa: F401
-    except ImportError:
-        print("scikit-learn is not installed: .venv/bin/pip install -e '.[research]'")
-        return 2
     if not (args.cuad / "labels.jsonl").exists():
         print(f"no labelled contracts at {args.cuad}")
         return 2

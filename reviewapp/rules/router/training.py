@@ -29,6 +29,8 @@ KEEP_PER_CATEGORY = 6000
 MIN_PASSAGES = 3  # a feature seen in fewer training passages is dropped
 C_REGULARISATION = 4.0
 _STEPS = 400
+CATEGORY_FLOOR = 0.85  # per-category recall the threshold search favours (categories >= 10)
+FLOOR_BOOST = 3.0
 # How far down one category's thresholds a greedy step looks: near first, then ever further, so
 # a category whose next clauses lie deep down is not given up.
 _LOOK_AHEAD = (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 400)
@@ -177,10 +179,14 @@ def choose_thresholds(
     while state.share() < budget:
         best = None
         for column in range(len(categories)):
+            # A clause of a category still under the floor counts more: no category is left
+            # far behind for the sake of the overall figure.
+            boost = FLOOR_BOOST if state.recall(column) < CATEGORY_FLOOR else 1.0
             for step in _LOOK_AHEAD:
                 gain, cost = state.gain(column, step)
-                if gain and (best is None or gain / (cost + 200) > best[0]):
-                    best = (gain / (cost + 200), column, step)
+                value = boost * gain / (cost + 200)
+                if gain and (best is None or value > best[0]):
+                    best = (value, column, step)
         if best is None:
             break
         state.lower(best[1], best[2])
@@ -224,6 +230,10 @@ class _Greedy:
         self.by_column: dict[int, list[int]] = {}
         for k, (c, _rows) in enumerate(self.clauses):
             self.by_column.setdefault(c, []).append(k)
+
+    def recall(self, column: int) -> float:
+        mine = self.by_column.get(column, [])
+        return sum(self.caught[k] for k in mine) / len(mine) if len(mine) >= 5 else 1.0
 
     def threshold(self, column: int) -> float:
         return float(self.levels[column][self.position[column]])
