@@ -11,6 +11,7 @@ BENCHMARKS = [
     "bench_ingest.py",
     "bench_segment.py",
     "bench_scan.py",
+    "bench_router.py",
     "bench_model.py",
     "bench_sockets.py",
     "bench_exports.py",

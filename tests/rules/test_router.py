@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -16,91 +14,15 @@ from reviewapp.rules.router import training
 from reviewapp.rules.router.features import PassageView
 from reviewapp.rules.router.flags import merge_hits, router_hits
 from reviewapp.rules.router.model import RouterFileInvalid, load_router
-
-MFN = "Most Favored Nation"
-CAP = "Cap On Liability"
-
-# Wording no rule of the test playbook knows: only a model that learnt it can flag it.
-MFN_CLAUSES = [
-    "Supplier shall extend to Buyer pricing no less advantageous than that extended to any "
-    "other purchaser of comparable volumes.",
-    "If Licensor offers any other licensee a lower royalty, Licensee shall receive that lower "
-    "royalty going forward.",
-    "Prices charged to Distributor shall at all times equal the lowest prices offered to any "
-    "other distributor in the Territory.",
-    "Vendor warrants the fees hereunder are no higher than the fees it charges any comparable "
-    "customer, and shall refund any difference.",
-]
-CAP_CLAUSES = [
-    "In no event shall either party's aggregate liability exceed the fees paid in the twelve "
-    "months preceding the claim.",
-    "Total liability of the Supplier is limited to the amount of the purchase order giving rise "
-    "to the claim.",
-    "The maximum amount recoverable from the Company shall not exceed one hundred thousand "
-    "dollars in the aggregate.",
-]
-BOILERPLATE = [
-    "Notices shall be sent to the addresses set out above by courier or registered mail.",
-    "This Agreement may be executed in counterparts, each of which is an original.",
-    "Headings are for convenience only and do not affect interpretation.",
-    "Each party shall bear its own costs of negotiating this Agreement.",
-    "The recitals form part of this Agreement.",
-    "Words in the singular include the plural and vice versa.",
-    "Any amendment must be in writing and signed by both parties.",
-    "Time is of the essence of every obligation under this Agreement.",
-]
-
-PLAYBOOK = {
-    "name": "router-test",
-    "version": "1",
-    "language": "en",
-    "router": {"enabled": True},
-    "rules": [
-        {
-            "id": "en.mfn.terms",
-            "category": MFN,
-            "severity": "high",
-            "patterns": ["most favou?red nation"],
-            "question": "Is there a price-parity promise?",
-        },
-        {
-            "id": "en.cap.terms",
-            "category": CAP,
-            "severity": "medium",
-            "patterns": ["limitation of liability"],
-            "question": "Is liability capped?",
-        },
-    ],
-}
-
-
-@dataclass
-class Doc:
-    id: str
-    text: str
-    labels: dict
-
-
-def corpus(count: int = 24, seed: int = 3) -> list[Doc]:
-    """Contracts of numbered clauses: boilerplate, with an MFN or a cap clause now and then."""
-    rng = random.Random(seed)
-    documents = []
-    for n in range(count):
-        clauses = rng.sample(BOILERPLATE, 5)
-        labelled: dict[str, list[str]] = {}
-        if n % 2 == 0:
-            clauses.insert(2, rng.choice(MFN_CLAUSES))
-            labelled[MFN] = [clauses[2]]
-        if n % 4 == 1:
-            clauses.insert(1, rng.choice(CAP_CLAUSES))
-            labelled[CAP] = [clauses[1]]
-        text = "\n\n".join(f"{i + 1}. {clause}" for i, clause in enumerate(clauses)) + "\n"
-        labels = {
-            category: [(text.index(c), text.index(c) + len(c)) for c in found]
-            for category, found in labelled.items()
-        }
-        documents.append(Doc(f"doc{n}", text, labels))
-    return documents
+from tests.rules.router_corpus import (
+    BOILERPLATE,
+    CAP,
+    CAP_CLAUSES,
+    MFN,
+    MFN_CLAUSES,
+    PLAYBOOK,
+    corpus,
+)
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +156,19 @@ def test_thresholds_are_chosen_within_the_budget_and_measured_out_of_fold(traine
     assert set(held_out) == {"rules", "router", "both"}
     assert held_out["rules"]["recall"] == 0.0  # no rules were given
     assert json.dumps(held_out)  # JSON-able, for the command's --format json
+
+
+def test_feature_index_is_the_column_the_hasher_gives():
+    from reviewapp.rules.router.model import feature_index, hasher
+
+    tokens = ["w:royalty", "w:most favored", "h:pricing", "n:lowest", "w:费用"]
+    matrix = hasher().transform([[token] for token in tokens])
+    assert [feature_index(token) for token in tokens] == [row.indices[0] for row in matrix]
+
+
+def test_empty_passages_score_like_any_other_and_do_not_break_the_weighing(trained):
+    model, _ = trained
+    probabilities = model.probabilities([PassageView(text=""), PassageView(text=MFN_CLAUSES[0])])
+    assert probabilities.shape == (2, 2) and np.isfinite(probabilities).all()
+    probabilities = model.probabilities([PassageView(text=MFN_CLAUSES[0]), PassageView(text="")])
+    assert np.isfinite(probabilities).all()

@@ -63,10 +63,34 @@ def scan(
             span = _fire(compiled.rules[i], data, triggers.get(i, ()), i in in_heading)
             if span is not None:
                 found.append(_hit(compiled.rules[i].rule, segment, chunk, data, span))
+        if found and only_defines_a_term(chunk.text):
+            found = [hit for hit in found if hit.action != "verify"]
         if found and compiled.secondary:
             found += _secondary_hits(compiled, active, found, segment, chunk, data, in_heading)
         hits.extend(sorted(found, key=lambda h: compiled.by_id[h.rule_id]))
     return hits
+
+
+# '"Purchase Order" means ...' names a term; the clause that uses it carries the risk.
+_DEFINITION = re.compile(
+    r"^\W{0,3}(?:\d+(?:\.\d+)*\.?|\(?[a-z0-9]{1,4}\))?\s*[\"“”'‘’]([^\"“”]{1,100})[\"“”'’]"
+    r"\s*(?:shall mean|will mean|means|mean|shall have the meaning|has the meaning|refers to|"
+    r"is defined)\b",
+    re.IGNORECASE,
+)
+_OBLIGATION = re.compile(
+    r"\b(?:shall(?! mean| have the meaning)|must|agrees?|undertakes?|covenants?|warrants?|"
+    r"may not|will not|is not permitted|prohibited|exclusive(?:ly)?|sole(?:ly)?|"
+    r"irrevocabl[ey]|perpetual|royalt(?:y|ies)|liab(?:le|ility)|terminat\w+|assign\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def only_defines_a_term(text: str) -> bool:
+    """A definition that only names a term: no verify rule routes it (reject and human rules,
+    a lawyer's hard lines, still do)."""
+    match = _DEFINITION.match(text)
+    return match is not None and _OBLIGATION.search(text, match.end()) is None
 
 
 class _Chunk:

@@ -11,7 +11,7 @@ import numpy as np
 from reviewapp.rules.engine.compiler import CompiledPlaybook
 from reviewapp.rules.engine.model import RuleHit, router_rule_id
 
-from .features import views
+from .features import tokens, views
 from .model import RouterModel, attach_limits
 
 
@@ -43,7 +43,8 @@ def router_hits(
         fired[n].add(hit.category)
         routed[n] |= compiled.routes(hit.rule_id)
     passages = views(passage_texts(text, segments), [s.heading or "" for s in segments])
-    probabilities = model.probabilities(passages)
+    features = [tokens(view) for view in passages]  # read once, for the scores and the words
+    probabilities = model.probabilities(features)
     limits, attach = _limits(compiled, model)
     routes = probabilities >= limits
     routed |= routes.any(axis=1)
@@ -68,7 +69,7 @@ def router_hits(
                 match_start=segment.start,
                 match_end=segment.end,
                 score=round(float(probabilities[row, column]), 3),
-                words=model.explain(passages[row], int(column)),
+                words=model.explain(features[row], int(column)),
             )
         )
     return found

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,14 +38,28 @@ def hasher() -> Any:
     )
 
 
+@lru_cache(maxsize=1 << 18)
+def feature_index(token: str) -> int:
+    """The column ``hasher()`` gives a token (scikit-learn's signed MurmurHash3, seed 0)."""
+    from sklearn.utils import murmurhash3_32
+
+    value = murmurhash3_32(token, seed=0)
+    if value == -(2**31):
+        return (2**31 - 1 - (N_FEATURES - 1)) % N_FEATURES
+    return abs(value) % N_FEATURES
+
+
 def weigh(counts: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
     """Sublinear term frequency times idf, each row scaled to unit length."""
     weighted = counts.astype(np.float32, copy=True)
     weighted.data = (1.0 + np.log(weighted.data)) * idf[weighted.indices]
     weighted.eliminate_zeros()
-    norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+    lengths = np.diff(weighted.indptr)
+    rows = np.repeat(np.arange(weighted.shape[0]), lengths)
+    norms = np.sqrt(np.bincount(rows, weights=weighted.data**2, minlength=weighted.shape[0]))
     norms[norms == 0] = 1.0
-    return sparse.csr_matrix(sparse.diags(1.0 / norms) @ weighted)
+    weighted.data /= norms[rows].astype(np.float32)
+    return weighted
 
 
 @dataclass(frozen=True)
@@ -66,9 +81,10 @@ class RouterModel:
     intercept: np.ndarray  # (len(categories),)
     thresholds: dict[str, float]  # probability at or above which a category routes a passage
     meta: dict[str, Any] = field(default_factory=dict)
+    _weights: dict[int, dict[int, float]] = field(default_factory=dict, repr=False)
 
-    def probabilities(self, passages: list[PassageView]) -> np.ndarray:
-        """(passages, categories) probabilities."""
+    def probabilities(self, passages: list[PassageView] | list[list[str]]) -> np.ndarray:
+        """(passages, categories) probabilities; a passage may come as its ``tokens``."""
         if not passages:
             return np.zeros((0, len(self.categories)), dtype=np.float32)
         matrix = weigh(hasher().transform(passages), self.idf)
@@ -95,16 +111,25 @@ class RouterModel:
             )
         return flags
 
-    def explain(self, passage: PassageView, column: int) -> tuple[str, ...]:
-        """The features of ``passage`` that pushed category ``column`` up the most."""
-        unique = sorted(set(tokens(passage)))
-        if not unique:
-            return ()
-        columns = hasher().transform([[token] for token in unique]).indices
-        weights = np.asarray(self.coef[:, column].todense()).ravel()[columns]
-        weights = weights * self.idf[columns]
-        order = np.argsort(-weights)[:EXPLAIN_WORDS]
-        return tuple(readable(unique[i]) for i in order if weights[i] > 0)
+    def explain(self, passage: PassageView | list[str], column: int) -> tuple[str, ...]:
+        """The features of ``passage`` (or its tokens) that pushed category ``column`` up most."""
+        weights = self._column_weights(column)
+        scored = []
+        for token in set(_analyse(passage)):
+            index = feature_index(token)
+            weight = weights.get(index, 0.0) * float(self.idf[index])
+            if weight > 0:
+                scored.append((-weight, token))
+        return tuple(readable(token) for _, token in sorted(scored)[:EXPLAIN_WORDS])
+
+    def _column_weights(self, column: int) -> dict[int, float]:
+        cached = self._weights.get(column)
+        if cached is None:
+            start, end = self.coef.indptr[column], self.coef.indptr[column + 1]
+            indices, values = self.coef.indices[start:end], self.coef.data[start:end]
+            cached = dict(zip(indices.tolist(), values.tolist(), strict=True))
+            self._weights[column] = cached
+        return cached
 
     @property
     def label(self) -> str:
