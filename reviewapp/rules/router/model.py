@@ -11,8 +11,8 @@ from __future__ import annotations
 import io
 import json
 import math
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
