@@ -130,27 +130,52 @@ def cuad_report() -> dict:
 @pytest.mark.cuad
 def test_default_playbook_keeps_routing_sparse_and_recall_from_regressing(cuad_report):
     table = format_table(cuad_report)
-    assert cuad_report["documents"] >= 160, table
+    assert cuad_report["documents"] >= 300, table
     assert cuad_report["routed_share_pooled"] <= 0.20, table
-    # Measured when the playbook was tuned: overall 0.829 at a routed share of 0.199
-    # (0.815 and 0.839 on the two halves of a seeded random split of the contracts).
-    assert cuad_report["overall_recall"] >= 0.82, table
+    # Rules alone on the 311 dev contracts (144 of them never tuned on): 0.782 at a routed
+    # share of 0.184, after "minimum"/"unlimited" stopped routing alone and bare definitions
+    # stopped routing (0.787 at 0.190 before).
+    assert cuad_report["overall_recall"] >= 0.775, table
+
+
+@pytest.fixture(scope="module")
+def shipped_router():
+    from reviewapp.rules.router.model import load_router
+    from reviewapp.rules.routers import shipped_router_path
+
+    return load_router(shipped_router_path())
+
+
+def test_shipped_router_records_its_held_out_figures(shipped_router):
+    """Measured by train_router: 5 folds by document, thresholds chosen on the other half."""
+    held_out = shipped_router.meta["cross_validated"]
+    assert held_out["both"]["recall"] >= 0.87
+    assert held_out["both"]["routed_share"] <= 0.25
+    assert held_out["both"]["recall"] > held_out["rules"]["recall"] + 0.05
+    assert shipped_router.meta["documents"] >= 300
+    assert shipped_router.thresholds
 
 
 @pytest.mark.cuad
+def test_default_playbook_with_the_shipped_router_on_its_own_training_contracts(
+    cuad_report, shipped_router
+):
+    """In-sample, so no estimate for unseen contracts (see the test above): it fails when the
+    shipped model, the playbook's router setting or the flags' path stop working together."""
+    report = evaluate(CUAD, EN_PLAYBOOK, router=shipped_router)
+    table = format_table(report)
+    assert report["overall_recall"] >= cuad_report["overall_recall"] + 0.10, table
+    assert report["routed_share_pooled"] <= 0.27, table
+
+
 @pytest.mark.xfail(
-    reason="product targets not reached by keyword rules at a routed share of 0.20 "
-    "(measured: overall recall 0.829; several categories below 0.85). A scorer learnt from the "
-    "labels reaches 0.85 at 0.20 and needs 0.40 for 0.95 (benchmarks/routing_frontier.py)",
+    reason="issue 11's target (recall 0.90 at a routed share of 0.25, every category with 10 "
+    "labels at 0.80) not reached: held out, rules and router give 0.880 at 0.242, lowest "
+    "Price Restrictions 0.67; rules alone 0.784 at 0.187 (train_router on the 311 dev "
+    "contracts)",
     strict=True,
 )
-def test_default_playbook_meets_targets_on_the_cuad_dev_set(cuad_report):
-    table = format_table(cuad_report)
-    assert cuad_report["overall_recall"] >= 0.95, table
-    assert cuad_report["routed_share_pooled"] <= 0.20, table
-    weak = {
-        name: row["recall"]
-        for name, row in cuad_report["categories"].items()
-        if row["labelled"] >= 10 and row["recall"] < 0.85
-    }
-    assert not weak, table
+def test_rules_and_router_meet_the_targets_on_contracts_they_did_not_see(shipped_router):
+    both = shipped_router.meta["cross_validated"]["both"]
+    assert both["recall"] >= 0.90 and both["routed_share"] <= 0.25
+    assert both["lowest_frequent"]["recall"] >= 0.80

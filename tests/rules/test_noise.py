@@ -61,3 +61,39 @@ def test_no_routing_rule_fires_on_one_common_word(english):
             if match and match.group(1).lower() not in TERMS_OF_ART:
                 offenders.append((rule.id, pattern))
     assert offenders == []
+
+
+def test_no_flagged_passage_is_a_bare_heading(english, shipped):
+    from reviewapp.rules.router.flags import merge_hits, router_hits
+
+    entries = [
+        "Exclusivity",
+        "Limitation of Liability",
+        "Change of Control",
+        "Assignment",
+        "Most Favored Customer",
+        "Non-Competition",
+        "Audit Rights",
+        "Insurance",
+    ] * 5
+    contents = "".join(f"Section {n + 1}. {title} {n + 3}\n\n" for n, title in enumerate(entries))
+    text = (
+        f"TABLE OF CONTENTS\n\n{contents}\n\n"
+        "1. Limitation of Liability. In no event shall either party's liability exceed the fees"
+        " paid under this Agreement.\n"
+    )
+    segments = segment(text)
+    hits = scan(english, text, segments)
+    hits = merge_hits(english, hits, router_hits(english, shipped, text, segments, hits))
+    states = passage_states(segments, hits)
+    assert any(s.is_heading for s in segments)
+    assert all(state == "CONFIRMED" for s, state in zip(segments, states) if s.is_heading)
+    assert "PENDING" in states  # the clause itself is flagged
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from reviewapp.rules.router.model import load_router
+    from reviewapp.rules.routers import shipped_router_path
+
+    return load_router(shipped_router_path())

@@ -63,7 +63,12 @@ def scan(
             span = _fire(compiled.rules[i], data, triggers.get(i, ()), i in in_heading)
             if span is not None:
                 found.append(_hit(compiled.rules[i].rule, segment, chunk, data, span))
-        if found and only_defines_a_term(chunk.text):
+        # A bare heading (a table of contents, a title) is no clause: only a hard rule (reject,
+        # e.g. text addressed to an AI) holds there. A definition that only names a term is no
+        # clause to verify: reject and human rules still hold.
+        if found and getattr(segment, "is_heading", False):
+            found = [hit for hit in found if hit.action == "reject"]
+        elif found and only_defines_a_term(chunk.text):
             found = [hit for hit in found if hit.action != "verify"]
         if found and compiled.secondary:
             found += _secondary_hits(compiled, active, found, segment, chunk, data, in_heading)

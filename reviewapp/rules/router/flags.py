@@ -47,6 +47,8 @@ def router_hits(
     probabilities = model.probabilities(features)
     limits, attach = _limits(compiled, model)
     routes = probabilities >= limits
+    bare_headings = np.array([bool(getattr(s, "is_heading", False)) for s in segments])
+    routes[bare_headings] = False  # a heading alone is no clause: it opens the next passage
     routed |= routes.any(axis=1)
     names = probabilities >= attach
     found = []
