@@ -4,6 +4,7 @@ organisation retrains and an admin activates the new version."""
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from django.core.management import call_command
@@ -201,3 +202,47 @@ def test_evaluate_playbook_cross_validates_rules_router_and_both(tmp_path, capsy
     call_command("evaluate_playbook", str(folder), "--router", "cross-validate", "--folds", "3")
     printed = capsys.readouterr().out
     assert "held-out" in printed and "both" in printed
+
+
+def test_evaluate_playbook_scores_on_an_organisations_decisions(
+    matter, small_router, lawyer, capsys, tmp_path
+):
+    review = _reviewed(matter)
+    _decide(QueueItem.objects.get(review=review), lawyer, "reject")
+    folder = write_folder(tmp_path / "labelled", corpus(12))
+    model_file = tmp_path / "router.npz"
+    model_file.write_bytes(bytes(small_router.artefact))
+    call_command(
+        "evaluate_playbook",
+        str(folder),
+        "--organisation",
+        matter.organisation.name,
+        "--router",
+        str(model_file),
+        "--playbook",
+        str(write_playbook(tmp_path)),
+        "--format",
+        "json",
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["labels"] == 1
+    assert report["recall"] == 1.0 and report["recall_not_acceptable"] == 1.0
+    call_command(
+        "evaluate_playbook",
+        str(folder),
+        "--organisation",
+        matter.organisation.name,
+        "--playbook",
+        str(write_playbook(tmp_path)),
+        "--format",
+        "json",
+    )
+    assert json.loads(capsys.readouterr().out)["recall"] == 0.0  # the rules alone miss it
+    call_command("evaluate_playbook", str(folder), "--organisation", matter.organisation.name)
+    assert "not acceptable" in capsys.readouterr().out
+
+
+def write_playbook(folder):
+    path = folder / "router-test.yaml"
+    path.write_text(playbook_source(enabled=True), encoding="utf-8")
+    return path

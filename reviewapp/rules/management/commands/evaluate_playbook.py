@@ -54,6 +54,8 @@ class Command(BaseCommand):
             report = evaluate(folder, self._playbook(options["playbook"]), router=router)
         if options["format"] == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        elif options["organisation"]:
+            self.stdout.write(_decisions_table(report))
         elif "rules" in report:
             from .train_router import format_report
 
@@ -112,3 +114,19 @@ class Command(BaseCommand):
         if shipped.is_file():
             return shipped
         raise CommandError(f"No playbook named {name!r}.")
+
+
+def _decisions_table(report: dict[str, Any]) -> str:
+    rows = [f"{'category':36} {'decided':>7} {'flagged':>7} {'recall':>7}"]
+    for category, row in report["categories"].items():
+        rows.append(
+            f"{category[:36]:36} {row['labelled']:7d} {row['caught']:7d} {row['recall']:7.3f}"
+        )
+    recall = report["recall"]
+    hard = report["recall_not_acceptable"]
+    rows.append(
+        f"\n{report['organisation']}: {report['labels']} decided passages and categories, "
+        f"flagged today {'-' if recall is None else f'{recall:.3f}'}; of those a lawyer found "
+        f"not acceptable {'-' if hard is None else f'{hard:.3f}'}"
+    )
+    return "\n".join(rows)
