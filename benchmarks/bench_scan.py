@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_scan.py [--cuad DIR] [--playbook YAML] [--json]
 
-Target: at most 5 s for segmentation plus scan of the CUAD dev contracts on one core. CPU time
+Target: at most 5 s for segmentation plus scan of the 311 CUAD dev contracts on one core. CPU time
 is reported next to wall time because a shared machine inflates the latter.
 """
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -13,16 +12,11 @@ from django.db import transaction
 from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_router_change
 from reviewapp.rules.models import RouterVersion
+from reviewapp.rules.router import SHIPPED_DIR
 from reviewapp.rules.router.model import RouterModel, load_router
-
-SHIPPED_DIR = Path(__file__).resolve().parent / "router" / "shipped"
 
 _loaded: dict[int, RouterModel] = {}
 _loaded_lock = threading.Lock()
-
-
-def shipped_router_path(language: str = "en") -> Path:
-    return SHIPPED_DIR / f"router-{language}.npz"
 
 
 @transaction.atomic

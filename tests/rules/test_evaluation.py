@@ -140,8 +140,8 @@ def test_default_playbook_keeps_routing_sparse_and_recall_from_regressing(cuad_r
 
 @pytest.fixture(scope="module")
 def shipped_router():
+    from reviewapp.rules.router import shipped_router_path
     from reviewapp.rules.router.model import load_router
-    from reviewapp.rules.routers import shipped_router_path
 
     return load_router(shipped_router_path())
 

@@ -94,7 +94,7 @@ def test_no_flagged_passage_is_a_bare_heading(english, shipped):
 
 @pytest.fixture(scope="module")
 def shipped():
+    from reviewapp.rules.router import shipped_router_path
     from reviewapp.rules.router.model import load_router
-    from reviewapp.rules.routers import shipped_router_path
 
     return load_router(shipped_router_path())

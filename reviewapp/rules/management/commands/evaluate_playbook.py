@@ -9,8 +9,8 @@ from django.db import DatabaseError
 
 from reviewapp.rules.evaluation import evaluate, format_table
 from reviewapp.rules.models import Playbook
+from reviewapp.rules.router import shipped_router_path
 from reviewapp.rules.router.model import RouterFileInvalid, load_router
-from reviewapp.rules.routers import shipped_router_path
 from reviewapp.rules.services import DEFAULTS_DIR, playbook_compiled
 
 
