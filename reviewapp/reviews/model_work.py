@@ -49,6 +49,7 @@ from reviewapp.reviews.models import (
 )
 from reviewapp.reviews.reasons import (
     LLM_UNAVAILABLE,
+    MODEL_RAISED,
     NO_OFFLINE_VERDICT,
     PLANTED_INSTRUCTIONS,
     RULE_REQUIRES_HUMAN,
@@ -293,6 +294,9 @@ def _settle(review: Review, verification: Verification, verdict: Verdict, *, act
     outcome, reason = verdict.outcome, verdict.reason or ""
     if review.planted_spans and outcome == PassageState.CONFIRMED:
         outcome, reason = PassageState.NEEDS_HUMAN_REVIEW, PLANTED_INSTRUCTIONS
+    elif outcome == PassageState.CONFIRMED and set(verification.rule_ids) == {MODEL_RULE_ID}:
+        # Only the draft flagged it: the model that raised the flag cannot clear it too.
+        outcome, reason = PassageState.NEEDS_HUMAN_REVIEW, MODEL_RAISED
     with transaction.atomic():
         locked = Verification.objects.select_for_update().get(pk=verification.pk)
         if locked.status == VerificationStatus.DONE:

@@ -11,6 +11,7 @@ LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
 RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
 PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
 NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
+MODEL_RAISED = "MODEL_RAISED"
 
 _LABELS = {
     RULE_REQUIRES_HUMAN: _("A rule that fired here always needs a lawyer."),
@@ -19,6 +20,9 @@ _LABELS = {
     PLANTED_INSTRUCTIONS: _("The passage holds text addressed to an AI reviewer."),
     QUOTE_NOT_FOUND: _("The model's quote is not in the passage, so its verdict was not trusted."),
     NO_VERDICT: _("The model gave no usable verdict."),
+    MODEL_RAISED: _(
+        "The model's draft raised this passage; a lawyer settles it, not the model that raised it."
+    ),
 }
 
 

@@ -1,5 +1,6 @@
-"""Flags the model adds: a passage that only the Claude draft names is sent back to PENDING and
-verified like any other, never left CONFIRMED unchecked; the draft never clears a flag."""
+"""Flags the model adds: a passage that only the Claude draft names is sent back to PENDING,
+verified like any other and settled by a lawyer, never left CONFIRMED; the model never clears a
+flag it or a rule raised."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from reviewapp.reviews.models import (
     Verification,
     VerificationStatus,
 )
+from reviewapp.reviews.reasons import MODEL_RAISED
 from reviewapp.reviews.services import passage_transition, review_scan
 from reviewapp.reviews.states import DRAFT_FLOW, TransitionNotAllowed, check_transition
 from tests.factories import CONTRACT as STRICT_CONTRACT
@@ -171,18 +173,22 @@ def test_passage_only_the_draft_names_goes_back_to_pending_until_verified(
 
     verification.refresh_from_db()
     assert verification.status == VerificationStatus.DONE
-    assert verification.outcome == PassageState.CONFIRMED
+    # The verifier found it fine, with a quote; but the model that raised the flag does not
+    # clear it: a lawyer does.
+    assert verification.outcome == PassageState.NEEDS_HUMAN_REVIEW
+    assert verification.reason == MODEL_RAISED
     assert verification.quote and verification.quote in notices.text
-    assert passage(review, NOTICES).state == PassageState.CONFIRMED
+    assert passage(review, NOTICES).state == PassageState.NEEDS_HUMAN_REVIEW
+    assert QueueItem.objects.filter(passage=notices).exists()
     review.refresh_from_db()
-    assert review.status == ReviewStatus.COMPLETE
+    assert review.status == ReviewStatus.IN_REVIEW
     asked = [r for r in server.requests if not r.stream]
     assert len(asked) == 1
     question = asked[0].body["messages"][-1]["content"]
     assert f"[P{NOTICES}] rule {MODEL_RULE_ID} ({MODEL_CATEGORY})" in question
     assert TITLE in question
     statuses = Event.objects.filter(type="review.status").values_list("payload__status", flat=True)
-    assert list(statuses) == [ReviewStatus.IN_REVIEW, ReviewStatus.COMPLETE]
+    assert list(statuses) == [ReviewStatus.IN_REVIEW]  # back in review, until a lawyer decides
 
 
 def test_model_flag_without_a_verbatim_quote_goes_to_a_lawyer_who_sees_why(
@@ -269,8 +275,8 @@ def test_draft_never_reopens_or_clears_a_flagged_passage(
 
     assert passage(review, rejected).state == PassageState.REJECTED
     assert passage(review, pending).state == PassageState.PENDING  # its own check is not run here
-    assert passage(review, quiet).state == PassageState.CONFIRMED
-    assert Verification.objects.get(passage=passage(review, quiet)).outcome == "CONFIRMED"
+    assert passage(review, quiet).state == PassageState.NEEDS_HUMAN_REVIEW
+    assert Verification.objects.get(passage=passage(review, quiet)).reason == MODEL_RAISED
     for index in (rejected, pending):
         assert not RuleFiring.objects.filter(
             passage=passage(review, index), rule_id=MODEL_RULE_ID
