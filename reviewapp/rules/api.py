@@ -41,7 +41,7 @@ class PlaybookTestView(APIView):
         try:
             hits = playbook_test(source=form.validated_data["source"], text=text)
         except PlaybookInvalid as invalid:
-            return Response(
-                {"error": {"code": "INVALID_PLAYBOOK", "problems": invalid.problems}}, 400
-            )
+            problems = invalid.problems[:20]
+            error = {"code": "INVALID_PLAYBOOK", "message": "; ".join(problems)[:2000]}
+            return Response({"error": {**error, "problems": problems}}, 400)
         return Response({"hits": hits})

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -23,6 +22,7 @@ from reviewapp.rules.engine import (
     load_playbook_data,
     scan,
 )
+from reviewapp.rules.engine.bounded_yaml import YamlRefused, load_bounded
 from reviewapp.rules.engine.model import Playbook as EnginePlaybook
 from reviewapp.rules.models import Playbook, PlaybookVersion
 
@@ -44,9 +44,9 @@ class PlaybookInvalid(Exception):
 def playbook_parse(source: str, *, label: str | None = None) -> EnginePlaybook:
     """Parse and lint a playbook's YAML; raises PlaybookInvalid listing every problem."""
     try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as error:
-        raise PlaybookInvalid([_("Not valid YAML: %(error)s") % {"error": error}]) from error
+        data = load_bounded(source)
+    except YamlRefused as error:
+        raise PlaybookInvalid([_("Not valid YAML: %(error)s") % {"error": error}]) from None
     if not isinstance(data, dict):
         raise PlaybookInvalid([_("A playbook is a YAML mapping with name, language and rules.")])
     if label:

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .bounded_yaml import YamlRefused, load_bounded
 from .lint import lint_pattern, lint_rule
 from .model import (
     ACTIONS,
@@ -50,7 +49,10 @@ _FACT_FIELDS = {"category", "patterns", "first_chars", "case_sensitive", "prefer
 
 def load_playbook(path: str | Path) -> Playbook:
     with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+        try:
+            data = load_bounded(handle.read())
+        except YamlRefused as error:
+            raise RuleError(f"playbook {path}: {error}") from None
     if not isinstance(data, Mapping):
         raise RuleError(f"playbook {path}: expected a mapping at the top level")
     return load_playbook_data(data)
@@ -115,10 +117,10 @@ def _rule(raw: Any, default_language: str, position: int) -> Rule:
     rule_id = raw.get("id")
     if not isinstance(rule_id, str) or not rule_id.strip():
         raise RuleError(f"rule #{position + 1}: id: missing or not a string")
-    label = f"rule {rule_id}"
-    unknown = sorted(set(raw) - _RULE_FIELDS)
+    label = f"rule {rule_id[:80]}"
+    unknown = sorted(set(raw) - _RULE_FIELDS, key=str)
     if unknown:
-        raise RuleError(f"{label}: {unknown[0]}: unknown field")
+        raise RuleError(f"{label}: {shown(unknown[0])}: unknown field")
     if not isinstance(raw.get("category"), str) or not raw["category"].strip():
         raise RuleError(f"{label}: category: missing or not a string")
 
@@ -171,9 +173,9 @@ def _fact(raw: Any, i: int) -> FactExtractor:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("category"), str):
         raise RuleError(f"{label}: category: missing")
     label = f"fact {raw['category']}"
-    unknown = sorted(set(raw) - _FACT_FIELDS)
+    unknown = sorted(set(raw) - _FACT_FIELDS, key=str)
     if unknown:
-        raise RuleError(f"{label}: {unknown[0]}: unknown field")
+        raise RuleError(f"{label}: {shown(unknown[0])}: unknown field")
     patterns = _strings(label, "patterns", raw.get("patterns"))
     case_sensitive = bool(raw.get("case_sensitive", False))
     for j, pattern in enumerate(patterns):
@@ -194,9 +196,18 @@ def _fact(raw: Any, i: int) -> FactExtractor:
     )
 
 
+def shown(value: Any) -> str:
+    """A value in an error message: short text as it is, anything else by its type only."""
+    if isinstance(value, (str, int, float, bool)) and len(str(value)) <= 40:
+        return repr(value)
+    return f"a {type(value).__name__}" + (
+        f" of {len(value):,} items" if hasattr(value, "__len__") else ""
+    )
+
+
 def _choice(label: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise RuleError(f"{label}: {name}: {value!r} is not one of {', '.join(allowed)}")
+        raise RuleError(f"{label}: {name}: {shown(value)} is not one of {', '.join(allowed)}")
     return value
 
 
@@ -220,5 +231,5 @@ def _text(label: str, name: str, value: Any) -> str:
 
 def _integer(label: str, name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{label}: {name}: expected a whole number, got {value!r}")
+        raise RuleError(f"{label}: {name}: expected a whole number, got {shown(value)}")
     return value
