@@ -12,9 +12,10 @@ from docx.text.run import Run
 from rest_framework.authtoken.models import Token
 
 from reviewapp.accounts.models import Membership, Role
+from reviewapp.csv_safety import csv_safe
 from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
-from reviewapp.reviews.exports.csv_export import COLUMNS, csv_safe
+from reviewapp.reviews.exports.csv_export import COLUMNS
 from reviewapp.reviews.exports.docx_memo import CONTENT_TYPE as DOCX_TYPE
 from reviewapp.reviews.exports.selectors import review_export_model
 from reviewapp.reviews.models import Draft, ModelCall
@@ -166,7 +167,22 @@ def test_csv_export_has_a_bom_a_header_and_one_row_per_issue(client, reviewer, r
     assert mfn["passage_text"] == review.contract.passages.get(firings__rule_id=MFN_RULE).text
 
 
-@pytest.mark.parametrize("dangerous", ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
+@pytest.mark.parametrize(
+    "dangerous",
+    [
+        "=1+1",
+        "+1",
+        "-1",
+        "@SUM(A1)",
+        "\tx",
+        "\rx",
+        "\n=1+1",
+        "  =HYPERLINK(x)",
+        "\uff1d1+1",
+        "\u3000\uff0bcmd",
+        "\u00a0@x",
+    ],
+)
 def test_csv_cells_that_look_like_formulas_get_a_quote(dangerous):
     assert csv_safe(dangerous) == "'" + dangerous
     assert csv_safe("fine = ok") == "fine = ok"

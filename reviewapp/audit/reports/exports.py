@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from xml.sax.saxutils import escape
 
@@ -17,6 +16,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 
 from reviewapp.audit.reports.figures import Report, ReportChoices
 from reviewapp.audit.reports.summary import filter_lines, report_summary
+from reviewapp.csv_safety import SafeWriter
 
 CJK_FONT = "STSong-Light"  # a CID font every PDF reader has; no font file to ship
 
@@ -52,7 +52,7 @@ def rule_cells(report: Report) -> list[list[str]]:
 
 def report_csv(report: Report, choices: ReportChoices) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = SafeWriter(out)
     writer.writerow([_("Clausewise audit report")])
     writer.writerows([label, value] for label, value in filter_lines(report, choices))
     writer.writerow([])
@@ -62,7 +62,9 @@ def report_csv(report: Report, choices: ReportChoices) -> str:
             value = "" if fig.value is None else fig.value
             writer.writerow([section.title, fig.label, fig.key, value, fig.display])
     writer.writerow([])
-    writer.writerow(["purpose", "model", "calls", "input", "output", "cache_read", "cache_write"])
+    writer.writerow(
+        ["purpose", "model", "calls", "input", "output", "cache_read", "cache_write", "cost_usd"]
+    )
     for u in report.model_usage:
         row = [u.purpose, u.model, u.calls, u.input_tokens, u.output_tokens, u.cache_read]
         writer.writerow([*row, u.cache_write, u.cost_usd])

@@ -1,19 +1,17 @@
 """The CSV export: one row per issue, with a header row.
 
-Encoded as UTF-8 with a byte-order mark so that Excel opens Chinese text correctly. Any text
-cell that a spreadsheet would read as a formula (starting with = + - @, a tab or a carriage
-return) is prefixed with a single quote (CSV formula injection).
+Encoded as UTF-8 with a byte-order mark so that Excel opens Chinese text correctly. Cells go
+through the app's one formula guard (``reviewapp.csv_safety``).
 """
 
 from __future__ import annotations
 
-import csv
 import io
 
+from reviewapp.csv_safety import SafeWriter
 from reviewapp.reviews.exports.model import Issue, ReviewExport
 
 CONTENT_TYPE = "text/csv; charset=utf-8"
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 COLUMNS = [
     "review_id",
@@ -48,18 +46,11 @@ COLUMNS = [
 
 def csv_export_render(export: ReviewExport) -> bytes:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer = SafeWriter(buffer, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for issue in export.issues:
-        writer.writerow([csv_safe(cell) for cell in _row(export, issue)])
+        writer.writerow(_row(export, issue))
     return buffer.getvalue().encode("utf-8-sig")
-
-
-def csv_safe(value: object) -> object:
-    """Text cells that a spreadsheet would evaluate get a leading quote; numbers stay numbers."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def _row(export: ReviewExport, issue: Issue) -> list[object]:

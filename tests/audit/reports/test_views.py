@@ -151,3 +151,13 @@ def test_admin_of_a_matter_sees_the_whole_organisation(client, world, make_user)
     client.force_login(boss)
     response = client.get("/reports/", {"date_to": timezone.now().date().isoformat()})
     assert figure(response, "contracts_reviewed") == "3"
+
+
+def test_csv_model_usage_rows_match_their_header(admin_client, world):
+    response = admin_client.get("/reports/report.csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    start = rows.index(
+        ["purpose", "model", "calls", "input", "output", "cache_read", "cache_write", "cost_usd"]
+    )
+    usage = rows[start + 1 : rows.index([], start)]
+    assert usage and all(len(row) == len(rows[start]) for row in usage)
