@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "reviewapp.reviews",
     "reviewapp.queue",
     "reviewapp.audit",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -59,7 +61,23 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "reviewapp.audit.middleware.AuditDeniedMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into our lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one username,
+# or from one address, sign-in is refused (even with the right password) until the cool-off
+# ends or an admin unlocks it (Django admin, "Access attempts", or `manage.py axes_reset`).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "reviewapp.accounts.lockout.lockout_response"
+AXES_VERBOSE = False
 
 # The reports' covering index (Passage: INCLUDE state, start, end) is a PostgreSQL speed-up;
 # SQLite builds it without the extra columns, which is fine, so its warning is only noise.
@@ -195,6 +213,14 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "reviewapp.api_errors.exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON", "60/min"),
+        "user": env_str("API_THROTTLE_USER", "1200/min"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Clausewise API",

@@ -32,3 +32,10 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # TRUNCATE unless the session allows it (see reviewapp/audit/migrations/0002).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c clausewise.audit_truncate=allow"
+
+# API throttles count in the shared cache across tests: high rates here; tests/accounts
+# exercise the throttle itself with its own rate.
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"},
+}

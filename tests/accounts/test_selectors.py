@@ -25,5 +25,6 @@ def test_demo_seed_creates_three_users_once_and_prints_passwords_once():
 
 def test_demo_admin_can_open_django_admin(client):
     passwords = demo_seed()
-    assert client.login(username="admin", password=passwords["admin"])
+    signed_in = client.post("/login/", {"username": "admin", "password": passwords["admin"]})
+    assert signed_in.status_code == 302
     assert client.get("/admin/contracts/contract/").status_code == 200
