@@ -61,11 +61,17 @@ def router_get_for_admin(*, user: AnyUser, router_id: int) -> RouterVersion | No
     )
 
 
-def rule_hit_counts(*, playbook: Playbook) -> dict[str, int]:
+def rule_hit_counts(*, playbook: Playbook, user: AnyUser) -> dict[str, int]:
+    """Firings per rule in the reviews of the organisations ``user`` administers only: a shipped
+    playbook is shared, its use by other organisations is not."""
     from reviewapp.reviews.models import RuleFiring
 
+    organisations = organisations_administered(user=user)
     rows = (
-        RuleFiring.objects.filter(playbook_version__playbook=playbook)
+        RuleFiring.objects.filter(
+            playbook_version__playbook=playbook,
+            review__contract__matter__organisation__in=organisations,
+        )
         .values("rule_id")
         .annotate(hits=Count("id"))
     )

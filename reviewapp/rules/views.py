@@ -67,7 +67,7 @@ def playbook_detail(request: HttpRequest, playbook_id: int) -> HttpResponse:
     playbook = _admin_playbook(request, playbook_id)
     versions = list(playbook.versions.select_related("created_by").order_by("-number"))
     rules = playbook_parse(versions[0].source).rules if versions else ()
-    hits = rule_hit_counts(playbook=playbook)
+    hits = rule_hit_counts(playbook=playbook, user=request.user)
     rows = [{"rule": rule, "hits": hits.get(rule.id, 0)} for rule in rules]
     context = {"playbook": playbook, "versions": versions, "rows": rows}
     return render(request, "rules/playbook_detail.html", context)

@@ -74,3 +74,18 @@ def test_playbook_pages_are_for_admins_only(client, reviewer, matter):
         "/api/playbooks/test/", {"source": EDITED, "text": "x"}, content_type="application/json"
     )
     assert response.status_code == 403
+
+
+def test_hit_counts_of_a_shared_playbook_count_only_your_organisations_reviews(
+    admin_client, make_user, make_matter
+):
+    from reviewapp.reviews.services import review_scan
+    from tests.factories import ingested_contract
+
+    text = "1. Assignment. Neither party may assign this Agreement without consent.\n"
+    other = make_matter(name="Theirs", organisation="Other LLP")
+    review_scan(contract_id=ingested_contract(matter=other, text=text).pk, enqueue=False)
+    shipped = Playbook.objects.get(name="commercial-en")
+    page = admin_client.get(f"/playbooks/{shipped.pk}/").content.decode()
+    row = page[page.index("<code>en.anti-assignment.terms</code>") :]
+    assert row[: row.index("</tr>")].endswith('<td class="hits">0</td>')
