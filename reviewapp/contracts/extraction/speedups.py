@@ -1,7 +1,9 @@
 """Speed-ups for pypdf text extraction, installed in the sandboxed child process only.
 
-All three patch pypdf internals (pinned to pypdf 7 in pyproject.toml); tests/contracts compare the
-patched extraction with stock pypdf on real contracts, so an upgrade that breaks them shows.
+All three patch pypdf internals, so pypdf is pinned to the one version they were written
+against (``PATCHED_PYPDF``, and ``pypdf==`` in pyproject.toml); ``install`` refuses any other
+version loudly, and tests/contracts compare the patched extraction with stock pypdf on real
+contracts.
 """
 
 from __future__ import annotations
@@ -17,7 +19,21 @@ from . import content_stream
 _FontFactory = Any
 
 
+PATCHED_PYPDF = "7.1.1"
+
+
+class UnsupportedPypdf(RuntimeError):
+    pass
+
+
 def install() -> None:
+    import pypdf
+
+    if pypdf.__version__ != PATCHED_PYPDF:
+        raise UnsupportedPypdf(
+            f"pypdf {pypdf.__version__} is installed; the extractor patches the internals of "
+            f"pypdf {PATCHED_PYPDF} only (reviewapp/contracts/extraction/speedups.py)"
+        )
     content_stream.install()
     _cache_fonts()
     _cache_default_encoding()
