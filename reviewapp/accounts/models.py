@@ -18,6 +18,15 @@ class Matter(models.Model):
     name = models.CharField(max_length=200)
     reference = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Contracts older than this many days are deleted by the retention task; null keeps them.
+    retention_days = models.PositiveIntegerField(null=True, blank=True)
+    # While on hold nothing in the matter may be deleted, by anyone or by the retention task.
+    legal_hold = models.BooleanField(default=False)
+    legal_hold_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    legal_hold_at = models.DateTimeField(null=True, blank=True)
+    legal_hold_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
         constraints = [
