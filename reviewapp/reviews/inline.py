@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db import transaction
 
 from reviewapp.llm import LLMUnavailable
 from reviewapp.reviews.drafting import draft_give_up, draft_run
@@ -14,7 +15,13 @@ from reviewapp.reviews.model_work import (
     verifications_give_up,
     verifications_run,
 )
-from reviewapp.reviews.models import Review, Verification, VerificationStatus
+from reviewapp.reviews.models import (
+    Draft,
+    DraftStatus,
+    Review,
+    Verification,
+    VerificationStatus,
+)
 from reviewapp.reviews.slots import SlotsBusy
 from reviewapp.reviews.tasks import backoff
 
@@ -54,3 +61,22 @@ def _retrying(run: Callable[[], object], *, give_up: Callable[[LLMUnavailable], 
                 return
             time.sleep(backoff(attempt, error.retry_after_s))
             attempt += 1
+
+
+def review_use_engine(*, review_id: int, engine: str) -> Review:
+    """The review's unfinished model work runs with ``engine`` from now on: a draft that is not
+    complete is made again with it and queued verifications use it. Finished work keeps the
+    engine that did it (each draft and verification records its own)."""
+    with transaction.atomic():
+        review = Review.objects.select_for_update().get(pk=review_id)
+        if review.engine == engine:
+            return review
+        review.engine = engine
+        review.save(update_fields=["engine", "updated_at"])
+        Draft.objects.filter(review=review).exclude(status=DraftStatus.COMPLETE).update(
+            engine=engine, status=DraftStatus.QUEUED, error="", text=""
+        )
+        Verification.objects.filter(review=review, status=VerificationStatus.QUEUED).update(
+            engine=engine
+        )
+    return review

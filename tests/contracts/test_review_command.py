@@ -115,3 +115,93 @@ def test_review_runs_standalone_without_redis_or_web_server(tmp_path):
     record = json.loads(done.stdout)
     assert record["status"] == "INGESTED"
     assert record["draft"]["status"] == "COMPLETE"
+
+
+def test_a_document_known_from_an_anthropic_run_finishes_with_the_offline_engine(
+    capsys, tmp_path, settings
+):
+    """The same file was reviewed earlier with Claude, which could not be reached: its draft
+    failed and its checks are still queued. `--engine offline` (no key) finishes it offline."""
+    from reviewapp.contracts.models import Passage
+    from reviewapp.reviews.models import Draft, DraftStatus, Review, Verification
+
+    document = tmp_path / "msa.txt"
+    document.write_text(
+        "1. Assignment. Neither party may assign this Agreement without consent.\n"
+        "2. Notices. Notices shall be in writing.\n",
+        encoding="utf-8",
+    )
+    code, _ = run_review(capsys, str(document), "--engine", "offline")
+    assert code == 0
+    review = Review.objects.get()
+    # What an unreachable Claude leaves behind:
+    Review.objects.filter(pk=review.pk).update(engine="anthropic")
+    Draft.objects.filter(review=review).update(status=DraftStatus.FAILED, engine="anthropic")
+    Verification.objects.filter(review=review).update(
+        status="QUEUED", engine="anthropic", outcome=""
+    )
+    Passage.objects.filter(verification__review=review).update(state="PENDING")
+    settings.ANTHROPIC_API_KEY = ""
+
+    code, out = run_review(capsys, str(document), "--engine", "offline")
+    [record] = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and record["status"] == "INGESTED", record
+    review.refresh_from_db()
+    assert review.engine == "offline"
+    assert Draft.objects.get(review=review).status == DraftStatus.COMPLETE
+    assert not Verification.objects.filter(review=review, status="QUEUED").exists()
+
+
+def test_one_document_that_breaks_is_its_own_error_record(capsys, tmp_path, monkeypatch):
+    from reviewapp.contracts.management.commands import review as command
+
+    good, bad = tmp_path / "a-good.txt", tmp_path / "b-bad.txt"
+    good.write_text("1. Assignment. Neither party may assign this Agreement.\n", encoding="utf-8")
+    bad.write_text("1. Notices. Notices shall be in writing.\n", encoding="utf-8")
+    real = command.contract_ingest
+
+    def flaky(**kwargs):
+        from reviewapp.contracts.models import Contract
+
+        if Contract.objects.get(pk=kwargs["contract_id"]).original_name == "b-bad.txt":
+            raise ValueError("LLMSettings.api_key is empty")
+        return real(**kwargs)
+
+    monkeypatch.setattr(command, "contract_ingest", flaky)
+    code, out = run_review(capsys, str(bad), str(good))
+    records = {r["document"].rsplit("/", 1)[-1]: r for r in map(json.loads, out.splitlines())}
+    assert code == 1
+    assert records["b-bad.txt"]["error"]["code"] == "REVIEW_FAILED"
+    assert "api_key is empty" in records["b-bad.txt"]["error"]["message"]
+    assert records["a-good.txt"]["status"] == "INGESTED"
+
+
+def test_review_on_a_fresh_clone_sets_up_the_local_database(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    document = tmp_path / "nda.txt"
+    document.write_text("1. Confidentiality. Each party shall keep secrets.\n", encoding="utf-8")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "reviewapp.settings.local",
+        "CLAUSEWISE_VAR_DIR": str(tmp_path / "var"),
+        "REDIS_URL": "",
+        "DATABASE_URL": "",
+        "REVIEW_ENGINE": "offline",
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "review", str(document)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1])["status"] == "INGESTED"
+    assert "Setting up the local database" in done.stderr

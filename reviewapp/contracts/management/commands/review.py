@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from typing import Any
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
 
 from reviewapp.accounts.models import Matter, Organisation
 from reviewapp.contracts.models import FAILED_STATUSES, Contract, DocumentStatus
@@ -18,10 +21,11 @@ from reviewapp.contracts.review_output import (
     table_row,
 )
 from reviewapp.contracts.services import UploadRejected, contract_ingest, contract_upload
-from reviewapp.reviews.inline import review_model_work_run
+from reviewapp.reviews.inline import review_model_work_run, review_use_engine
 from reviewapp.reviews.models import Review
 
 CLI_ORGANISATION = "Command line"
+logger = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -40,6 +44,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["engine"] == "anthropic" and not settings.ANTHROPIC_API_KEY:
             raise CommandError("--engine anthropic needs ANTHROPIC_API_KEY to be set.")
+        self._database_ready()
         self.engine = options["engine"] or settings.REVIEW_ENGINE
         matter = self._matter(options["matter"])
         table = options["format"] == "table"
@@ -63,7 +68,26 @@ class Command(BaseCommand):
         organisation, _ = Organisation.objects.get_or_create(name=CLI_ORGANISATION)
         return Matter.objects.create(organisation=organisation, name=name)
 
+    def _database_ready(self) -> None:
+        """On the embedded default (SQLite) a fresh clone is set up here; elsewhere one line
+        says what to run."""
+        if "accounts_matter" in connection.introspection.table_names():
+            return
+        if connection.vendor == "sqlite":
+            self.stderr.write("Setting up the local database (first run)...")
+            call_command("migrate", verbosity=0)
+            return
+        raise CommandError("The database has no tables yet: run `manage.py migrate` first.")
+
     def _review(self, matter: Matter, document: str, *, with_text: bool) -> dict[str, Any]:
+        try:
+            return self._review_one(matter, document, with_text=with_text)
+        except Exception as error:  # one document's failure is its record, never the batch's
+            logger.exception("review of %s failed", document)
+            message = f"{type(error).__name__}: {error}"[:300]
+            return error_record(document=document, code="REVIEW_FAILED", message=message)
+
+    def _review_one(self, matter: Matter, document: str, *, with_text: bool) -> dict[str, Any]:
         started = time.perf_counter()
         try:
             contract = self._ingest(matter, document)
@@ -95,5 +119,7 @@ class Command(BaseCommand):
             )
         review = Review.objects.filter(contract=contract).first()
         if review is not None:
+            # A document reviewed before (same file in the matter) finishes with this engine.
+            review_use_engine(review_id=review.pk, engine=self.engine)
             review_model_work_run(review_id=review.pk)
         return contract
