@@ -38,8 +38,14 @@ def wait_for_redis(url: str, timeout_s: float = 10.0) -> None:
             time.sleep(0.05)
 
 
-def start_redis(data_dir: Path, port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a private Redis server; the caller owns the process."""
+def start_redis(
+    data_dir: Path, port: int | None = None, *, persist: bool = False
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a private Redis server; the caller owns the process.
+
+    ``persist`` keeps an append-only file in ``data_dir`` (fsync every second), so queued tasks
+    and stored events survive a restart of the server; the test server keeps nothing.
+    """
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port or free_port()
     command = [
@@ -48,7 +54,8 @@ def start_redis(data_dir: Path, port: int | None = None) -> tuple[subprocess.Pop
         "--port", str(port),
         "--dir", str(data_dir),
         "--save", "",
-        "--appendonly", "no",
+        "--appendonly", "yes" if persist else "no",
+        "--appendfsync", "everysec",
         "--logfile", str(data_dir / "redis.log"),
     ]  # fmt: skip
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)

@@ -60,7 +60,9 @@ def main() -> int:
     children: dict[str, subprocess.Popen[bytes]] = {}
     if not os.environ.get("REDIS_URL"):
         redis_port = int(os.environ.get("EMBEDDED_REDIS_PORT", "6390"))
-        children["redis"], os.environ["REDIS_URL"] = start_redis(VAR / "redis", redis_port)
+        children["redis"], os.environ["REDIS_URL"] = start_redis(
+            VAR / "redis", redis_port, persist=True
+        )
         print(f"Embedded Redis at {os.environ['REDIS_URL']}", flush=True)
     try:
         _manage("migrate", "--noinput")
