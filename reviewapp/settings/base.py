@@ -286,6 +286,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "reviewapp.rules.tasks.retrain_routers",
         "schedule": env_float("ROUTER_RETRAIN_EVERY_S", 7 * 24 * 3600.0, minimum=60.0),
     },
+    "delete-expired-contracts": {  # matters' retention periods; legal holds are skipped
+        "task": "reviewapp.contracts.tasks.delete_expired_contracts",
+        "schedule": env_float("RETENTION_SWEEP_EVERY_S", 24 * 3600.0, minimum=60.0),
+    },
 }
 # The labelled folder (labels.jsonl, CUAD layout) that organisations' routers are retrained on,
 # beside their lawyers' decisions. Default: the CUAD sample next to a development checkout.
