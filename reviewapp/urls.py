@@ -80,7 +80,27 @@ urlpatterns = [
         accounts_views.member_remove,
         name="member-remove",
     ),
+    path(
+        "matters/<int:matter_id>/retention/",
+        accounts_views.retention_set,
+        name="matter-retention",
+    ),
+    path(
+        "matters/<int:matter_id>/legal-hold/",
+        accounts_views.legal_hold_set,
+        name="matter-legal-hold",
+    ),
+    path(
+        "matters/<int:matter_id>/legal-hold/lift/",
+        accounts_views.legal_hold_lift,
+        name="matter-legal-hold-lift",
+    ),
     path("contracts/<int:contract_id>/", contracts_views.contract_detail, name="contract"),
+    path(
+        "contracts/<int:contract_id>/delete/",
+        contracts_views.contract_delete_view,
+        name="contract-delete",
+    ),
     path("playbooks/", rules_views.playbook_list, name="playbooks"),
     path(
         "routers/<int:router_id>/activate/",

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import hashlib
 import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from reviewapp.accounts.models import Matter, Membership, Organisation, Role
@@ -118,3 +120,73 @@ def membership_remove(*, matter: Matter, membership_id: int, by: Any) -> None:
     data = {"user_id": membership.user_id, "role": membership.role}
     membership.delete()
     audit_matter_event(matter=matter, user=by, action=AuditAction.MEMBER_REMOVED, data=data)
+
+
+RETENTION_MAX_DAYS = 36500
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@transaction.atomic
+def matter_retention_set(*, matter: Matter, days: int | None, by: Any) -> Matter:
+    """Keep the matter's contracts for ``days`` after upload (None: forever); audited."""
+    from reviewapp.audit.models import AuditAction
+    from reviewapp.audit.recorders import audit_matter_event
+
+    _require_org_admin(by, matter.organisation_id)
+    if days is not None and not 1 <= days <= RETENTION_MAX_DAYS:
+        raise MatterChangeRefused(
+            _("Keep contracts for 1 to %(max)s days, or leave it empty to keep them.")
+            % {"max": RETENTION_MAX_DAYS}
+        )
+    locked = Matter.objects.select_for_update().get(pk=matter.pk)
+    if locked.retention_days != days:
+        data = {"retention_days": days, "previous_retention_days": locked.retention_days}
+        locked.retention_days = days
+        locked.save(update_fields=["retention_days"])
+        audit_matter_event(matter=locked, user=by, action=AuditAction.RETENTION_SET, data=data)
+    return locked
+
+
+@transaction.atomic
+def matter_legal_hold_set(*, matter: Matter, reason: str, by: Any) -> Matter:
+    """Stop every deletion in the matter (by people and by retention) until the hold is lifted."""
+    from reviewapp.audit.models import AuditAction
+    from reviewapp.audit.recorders import audit_matter_event
+
+    _require_org_admin(by, matter.organisation_id)
+    reason = " ".join(reason.split())[:500]
+    if not reason:
+        raise MatterChangeRefused(_("Say why the matter is on hold."))
+    locked = Matter.objects.select_for_update().get(pk=matter.pk)
+    if locked.legal_hold:
+        raise MatterChangeRefused(_("This matter is already on legal hold."))
+    locked.legal_hold, locked.legal_hold_by, locked.legal_hold_at = True, by, timezone.now()
+    locked.legal_hold_reason = reason
+    locked.save(update_fields=["legal_hold", "legal_hold_by", "legal_hold_at", "legal_hold_reason"])
+    data = {"reason_sha256": _sha256(reason)}  # the reason may name people: kept as a hash
+    audit_matter_event(matter=locked, user=by, action=AuditAction.LEGAL_HOLD_SET, data=data)
+    return locked
+
+
+@transaction.atomic
+def matter_legal_hold_lift(*, matter: Matter, by: Any) -> Matter:
+    """End the hold: deletions and the retention task apply to the matter again."""
+    from reviewapp.audit.models import AuditAction
+    from reviewapp.audit.recorders import audit_matter_event
+
+    _require_org_admin(by, matter.organisation_id)
+    locked = Matter.objects.select_for_update().get(pk=matter.pk)
+    if not locked.legal_hold:
+        raise MatterChangeRefused(_("This matter is not on legal hold."))
+    data = {
+        "held_since": locked.legal_hold_at.isoformat() if locked.legal_hold_at else None,
+        "held_by_id": locked.legal_hold_by_id,
+    }
+    locked.legal_hold, locked.legal_hold_by, locked.legal_hold_at = False, None, None
+    locked.legal_hold_reason = ""
+    locked.save(update_fields=["legal_hold", "legal_hold_by", "legal_hold_at", "legal_hold_reason"])
+    audit_matter_event(matter=locked, user=by, action=AuditAction.LEGAL_HOLD_LIFTED, data=data)
+    return locked

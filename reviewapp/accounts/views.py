@@ -14,8 +14,12 @@ from django.views.decorators.http import require_POST
 from reviewapp.accounts.models import Matter, Role
 from reviewapp.accounts.selectors import matter_get_for_user, organisations_administered
 from reviewapp.accounts.services import (
+    RETENTION_MAX_DAYS,
     MatterChangeRefused,
     matter_create,
+    matter_legal_hold_lift,
+    matter_legal_hold_set,
+    matter_retention_set,
     membership_remove,
     membership_set,
 )
@@ -93,6 +97,62 @@ def member_remove(request: HttpRequest, matter_id: int, membership_id: int) -> H
         messages.error(request, str(refused))
     else:
         messages.success(request, _("Removed from this matter."))
+    return redirect("matter", matter.pk)
+
+
+class RetentionForm(forms.Form):
+    retention_days = forms.IntegerField(min_value=1, max_value=RETENTION_MAX_DAYS, required=False)
+
+
+@login_required
+@require_POST
+def retention_set(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = _managed_matter(request, matter_id)
+    form = RetentionForm(request.POST)
+    if not form.is_valid():
+        messages.error(
+            request,
+            _("Keep contracts for 1 to %(max)s days, or leave it empty to keep them.")
+            % {"max": RETENTION_MAX_DAYS},
+        )
+        return redirect("matter", matter.pk)
+    days = form.cleaned_data["retention_days"]
+    matter = matter_retention_set(matter=matter, days=days, by=request.user)
+    if days is None:
+        messages.success(
+            request, _("Contracts in this matter are kept until someone deletes them.")
+        )
+    else:
+        messages.success(
+            request,
+            _("Contracts in this matter are deleted %(days)s days after upload.") % {"days": days},
+        )
+    return redirect("matter", matter.pk)
+
+
+@login_required
+@require_POST
+def legal_hold_set(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = _managed_matter(request, matter_id)
+    try:
+        matter_legal_hold_set(matter=matter, reason=request.POST.get("reason", ""), by=request.user)
+    except MatterChangeRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, _("The matter is on legal hold: nothing in it can be deleted."))
+    return redirect("matter", matter.pk)
+
+
+@login_required
+@require_POST
+def legal_hold_lift(request: HttpRequest, matter_id: int) -> HttpResponse:
+    matter = _managed_matter(request, matter_id)
+    try:
+        matter_legal_hold_lift(matter=matter, by=request.user)
+    except MatterChangeRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, _("Legal hold lifted: deletion and retention apply again."))
     return redirect("matter", matter.pk)
 
 

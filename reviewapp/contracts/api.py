@@ -12,6 +12,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reviewapp.accounts.selectors import matter_get_for_user
+from reviewapp.contracts.deletion import (
+    DELETION_REASONS,
+    ContractDeletionRefused,
+    contract_delete,
+    contract_get_for_deletion,
+    contract_may_delete,
+)
 from reviewapp.contracts.models import Contract
 from reviewapp.contracts.selectors import (
     contract_get_for_user,
@@ -96,6 +103,48 @@ class ContractDetailView(generics.RetrieveAPIView):
     @extend_schema(summary="A contract's status, progress and metadata")
     def get(self, request: Request, contract_id: int) -> Response:
         return Response(ContractSerializer(_contract_or_404(request, contract_id)).data)
+
+    @extend_schema(
+        summary="Delete a contract and everything read from it",
+        description="Organisation admins; the uploader too while the upload failed or is not "
+        "read yet. Erases the original file, text, passages, review, verifications and queue "
+        "items, and the file name in stored live events; the audit log keeps the fact and "
+        "hashes. Refused with 409 `LEGAL_HOLD` while the matter is on legal hold.",
+        parameters=[
+            OpenApiParameter(
+                "reason",
+                OpenApiTypes.STR,
+                enum=list(DELETION_REASONS),
+                default="requested",
+                description="why the contract is deleted (recorded in the audit log)",
+            )
+        ],
+        responses={
+            204: OpenApiResponse(description="Deleted"),
+            400: OpenApiResponse(ErrorResponseSerializer, description="Unknown reason"),
+            403: OpenApiResponse(ErrorResponseSerializer, description="Not allowed to delete"),
+            404: OpenApiResponse(ErrorResponseSerializer, description="No such contract"),
+            409: OpenApiResponse(ErrorResponseSerializer, description="Matter on legal hold"),
+        },
+    )
+    def delete(self, request: Request, contract_id: int) -> Response:
+        contract = contract_get_for_deletion(user=request.user, contract_id=contract_id)
+        if contract is None:
+            raise Http404("No such contract.")
+        if not contract_may_delete(user=request.user, contract=contract):
+            return _error(
+                "PERMISSION_DENIED",
+                "Only an admin of the organisation can delete this contract.",
+                403,
+            )
+        body = request.data if isinstance(request.data, dict) else {}
+        reason = request.query_params.get("reason") or body.get("reason") or "requested"
+        try:
+            contract_delete(contract=contract, deleted_by=request.user, reason=str(reason))
+        except ContractDeletionRefused as refused:
+            code = status.HTTP_400_BAD_REQUEST if refused.code == "INVALID" else 409
+            return _error(refused.code, refused.message, code)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ContractPassagesView(APIView):

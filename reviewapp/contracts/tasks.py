@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import OperationalError
 from django.utils.translation import gettext_noop as N_
 
+from reviewapp.contracts.deletion import contracts_delete_expired
 from reviewapp.contracts.models import DocumentStatus
 from reviewapp.contracts.services import (
     contract_ingest,
@@ -37,3 +38,11 @@ def ingest_contract(contract_id: int) -> str | None:
 @shared_task
 def requeue_stalled_ingestions() -> int:
     return len(contracts_requeue_stalled(older_than_s=settings.INGEST_STALLED_AFTER_S))
+
+
+@shared_task(
+    autoretry_for=(OperationalError,), retry_backoff=True, retry_jitter=True, max_retries=5
+)
+def delete_expired_contracts() -> int:
+    """Beat, daily by default: contracts past their matter's retention period are deleted."""
+    return len(contracts_delete_expired())

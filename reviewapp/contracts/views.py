@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 
 from reviewapp.accounts.models import Role
@@ -14,6 +16,14 @@ from reviewapp.accounts.selectors import (
     matter_list_for_user,
     matter_members,
     organisations_administered,
+)
+from reviewapp.contracts.deletion import (
+    DELETION_REASONS,
+    ContractDeletionRefused,
+    contract_delete,
+    contract_get_for_deletion,
+    contract_ids_deletable,
+    contract_may_delete,
 )
 from reviewapp.contracts.models import PassageState
 from reviewapp.contracts.review_page import last_event_seq, review_page_build
@@ -44,6 +54,9 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "members": matter_members(matter=matter) if manages.exists() else None,
         "roles": Role.choices,
         "contracts": contracts,
+        "deletable": set()
+        if matter.legal_hold
+        else contract_ids_deletable(user=request.user, matter=matter),
         "max_upload_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
         "max_upload_bytes": settings.UPLOAD_MAX_BYTES,
     }
@@ -71,8 +84,38 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         "draft": getattr(review, "draft", None) if review else None,
         "last_event_seq": seq,
         "labels": _labels(),
+        "may_delete": not contract.matter.legal_hold
+        and contract_may_delete(user=request.user, contract=contract),
     }
     return render(request, "contracts/contract.html", context)
+
+
+@login_required
+def contract_delete_view(request: HttpRequest, contract_id: int) -> HttpResponse:
+    """A confirmation page (GET) and the deletion (POST); back to the matter with a message."""
+    contract = contract_get_for_deletion(user=request.user, contract_id=contract_id)
+    if contract is None:
+        raise Http404("No such contract.")
+    if not contract_may_delete(user=request.user, contract=contract):
+        raise PermissionDenied("Only an admin of the organisation can delete this contract.")
+    if request.method == "POST":
+        try:
+            contract_delete(
+                contract=contract,
+                deleted_by=request.user,
+                reason=request.POST.get("reason", ""),
+            )
+        except ContractDeletionRefused as refused:
+            messages.error(request, refused.message)
+        else:
+            messages.success(
+                request, gettext("The contract and everything read from it are deleted.")
+            )
+            if matter_get_for_user(user=request.user, matter_id=contract.matter_id) is None:
+                return redirect("home")  # an organisation admin who is not on the matter
+            return redirect("matter", contract.matter_id)
+    context = {"contract": contract, "reasons": list(DELETION_REASONS.items())}
+    return render(request, "contracts/contract_delete.html", context)
 
 
 def _labels() -> dict[str, object]:
