@@ -17,7 +17,6 @@ from django.db import transaction
 
 from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Passage, PassageState
-from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.models import (
     ActorKind,
     PassageTransition,
@@ -25,7 +24,7 @@ from reviewapp.reviews.models import (
     RuleFiring,
     Verification,
 )
-from reviewapp.reviews.services import review_refresh_status
+from reviewapp.reviews.services import passage_state_publish, review_refresh_status
 from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.reviews.states import DRAFT_FLOW, check_transition
 from reviewapp.rules.engine import SEVERITIES
@@ -95,7 +94,7 @@ def draft_flags_raise(
     audit_passage_transitions(transitions=transitions)
     review_refresh_status(review=locked)
     for passage in candidates:
-        _publish(locked, passage)
+        passage_state_publish(review=locked, passage=passage)
     transaction.on_commit(lambda: snapshot_refresh(locked))
     return raised
 
@@ -176,20 +175,6 @@ def _flag(review: Review, passage: Passage, note: dict[str, Any], model: str) ->
         passage_first=True,
     )
     return transition
-
-
-def _publish(review: Review, passage: Passage) -> None:
-    event_publish(
-        matter_id=review.contract.matter_id,
-        type="passage.state",
-        payload={
-            "contract_id": passage.contract_id,
-            "review_id": review.pk,
-            "passage": passage.index,
-            "state": passage.state,
-            "review_status": review.status,
-        },
-    )
 
 
 def model_flag_notes(review: Review) -> dict[int, dict[str, Any]]:

@@ -218,16 +218,21 @@ def passage_transition(
         if to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
             _open_queue_item(passage, review, reason)
         review_refresh_status(review=review)
-        event_publish(
-            matter_id=review.contract.matter_id,
-            type="passage.state",
-            payload={
-                "contract_id": passage.contract_id,
-                "review_id": review.pk,
-                "passage": passage.index,
-                "state": to_state,
-                "review_status": review.status,
-            },
-        )
+        passage_state_publish(review=review, passage=passage)
         transaction.on_commit(lambda: snapshot_refresh(review))
     return passage
+
+
+def passage_state_publish(*, review: Review, passage: Passage) -> None:
+    """The live event of a passage's new state (and its review's), for open pages."""
+    event_publish(
+        matter_id=review.contract.matter_id,
+        type="passage.state",
+        payload={
+            "contract_id": passage.contract_id,
+            "review_id": review.pk,
+            "passage": passage.index,
+            "state": passage.state,
+            "review_status": review.status,
+        },
+    )

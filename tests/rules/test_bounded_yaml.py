@@ -7,11 +7,10 @@ import tracemalloc
 
 import pytest
 
-from reviewapp.accounts.models import Role
 from reviewapp.rules.engine import RuleError, load_playbook
 from reviewapp.rules.engine.bounded_yaml import YamlRefused, load_bounded
 from reviewapp.rules.models import Playbook
-from reviewapp.rules.services import DEFAULTS_DIR, playbook_sync_defaults
+from reviewapp.rules.services import DEFAULTS_DIR
 
 
 def alias_bomb(levels: int = 9) -> str:
@@ -20,15 +19,6 @@ def alias_bomb(levels: int = 9) -> str:
     for n in range(1, levels):
         lines.append(f"a{n}: &a{n} [" + ",".join([f"*a{n - 1}"] * 9) + "]")
     return "\n".join(lines) + "\n"
-
-
-@pytest.fixture
-def admin_client(client, make_user, make_matter):
-    admin = make_user("ada")
-    make_matter(members=[(admin, Role.ADMIN)])
-    client.force_login(admin)
-    playbook_sync_defaults()
-    return client
 
 
 def test_the_alias_bomb_is_refused_at_once_without_memory(admin_client):

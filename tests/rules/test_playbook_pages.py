@@ -1,8 +1,6 @@
 import pytest
 
-from reviewapp.accounts.models import Role
 from reviewapp.rules.models import Playbook
-from reviewapp.rules.services import playbook_sync_defaults
 
 pytestmark = pytest.mark.django_db
 
@@ -17,15 +15,6 @@ rules:
     action: verify
     patterns: ['assign\\w*']
 """
-
-
-@pytest.fixture
-def admin_client(client, make_user, make_matter):
-    admin = make_user("ada")
-    make_matter(members=[(admin, Role.ADMIN)])
-    client.force_login(admin)
-    playbook_sync_defaults()
-    return client
 
 
 def test_admin_copies_edits_and_activates_a_playbook(admin_client):

@@ -16,6 +16,7 @@ from reviewapp.rules.engine import (
     passage_states,
     scan,
 )
+from tests.rules.cuad_categories import CUAD_CLAUSES
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = ROOT / "reviewapp/rules/playbooks/commercial-en.yaml"
@@ -27,41 +28,6 @@ OURS = {
     "Data Protection",
     "Dispute Resolution",
     "Prompt Injection",
-}
-CUAD_CLAUSES = {  # the 33 ``kind=clause`` categories of CUAD, spelled as in categories.csv
-    "Most Favored Nation",
-    "Competitive Restriction Exception",
-    "Non-Compete",
-    "Exclusivity",
-    "No-Solicit Of Customers",
-    "No-Solicit Of Employees",
-    "Non-Disparagement",
-    "Termination For Convenience",
-    "Rofr/Rofo/Rofn",
-    "Change Of Control",
-    "Anti-Assignment",
-    "Revenue/Profit Sharing",
-    "Price Restrictions",
-    "Minimum Commitment",
-    "Volume Restriction",
-    "Ip Ownership Assignment",
-    "Joint Ip Ownership",
-    "License Grant",
-    "Non-Transferable License",
-    "Affiliate License-Licensor",
-    "Affiliate License-Licensee",
-    "Unlimited/All-You-Can-Eat-License",
-    "Irrevocable Or Perpetual License",
-    "Source Code Escrow",
-    "Post-Termination Services",
-    "Audit Rights",
-    "Uncapped Liability",
-    "Cap On Liability",
-    "Liquidated Damages",
-    "Warranty Duration",
-    "Insurance",
-    "Covenant Not To Sue",
-    "Third Party Beneficiary",
 }
 
 # Clauses in the style of real commercial agreements, one or more per category.

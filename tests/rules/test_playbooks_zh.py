@@ -20,46 +20,12 @@ from reviewapp.rules.engine import (
     passage_states,
     scan,
 )
+from tests.rules.cuad_categories import CUAD_CLAUSES
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = "reviewapp/rules/playbooks/commercial-zh.yaml"
 CONTRACT = Path(__file__).parent / "data" / "contract_zh.txt"
 CATEGORIES = ROOT.parent / "shared" / "data" / "cuad" / "categories.csv"
-CUAD_CLAUSES = {  # the 33 ``kind=clause`` categories of CUAD, spelled as in categories.csv
-    "Most Favored Nation",
-    "Competitive Restriction Exception",
-    "Non-Compete",
-    "Exclusivity",
-    "No-Solicit Of Customers",
-    "No-Solicit Of Employees",
-    "Non-Disparagement",
-    "Termination For Convenience",
-    "Rofr/Rofo/Rofn",
-    "Change Of Control",
-    "Anti-Assignment",
-    "Revenue/Profit Sharing",
-    "Price Restrictions",
-    "Minimum Commitment",
-    "Volume Restriction",
-    "Ip Ownership Assignment",
-    "Joint Ip Ownership",
-    "License Grant",
-    "Non-Transferable License",
-    "Affiliate License-Licensor",
-    "Affiliate License-Licensee",
-    "Unlimited/All-You-Can-Eat-License",
-    "Irrevocable Or Perpetual License",
-    "Source Code Escrow",
-    "Post-Termination Services",
-    "Audit Rights",
-    "Uncapped Liability",
-    "Cap On Liability",
-    "Liquidated Damages",
-    "Warranty Duration",
-    "Insurance",
-    "Covenant Not To Sue",
-    "Third Party Beneficiary",
-}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # Several phrasings per category of the pack, written as clauses of real Chinese contracts.
