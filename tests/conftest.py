@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from reviewapp.accounts.models import Matter, Membership, Organisation, Role
+from reviewapp.accounts.models import Matter, Membership, Organisation, OrganisationMember, Role
 
 ROOT = Path(__file__).resolve().parent.parent
 CUAD_DIR = ROOT.parent / "shared" / "data" / "cuad"
@@ -35,6 +35,7 @@ def make_matter(db):
         matter = Matter.objects.create(organisation=org, name=name)
         for user, role in members:
             Membership.objects.create(user=user, matter=matter, role=role)
+            OrganisationMember.objects.get_or_create(organisation=org, user=user)
         return matter
 
     return make

@@ -1,12 +1,21 @@
 from django.contrib import admin
 
-from reviewapp.accounts.models import Matter, Membership, Organisation
+from reviewapp.accounts.models import Matter, Membership, Organisation, OrganisationMember
+
+
+class OrganisationMemberInline(admin.TabularInline):
+    """The people of an organisation: its admins can add only these to its matters."""
+
+    model = OrganisationMember
+    extra = 0
+    autocomplete_fields = ["user"]
 
 
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
     list_display = ["name", "created_at"]
     search_fields = ["name"]
+    inlines = [OrganisationMemberInline]
 
 
 class MembershipInline(admin.TabularInline):

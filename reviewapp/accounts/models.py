@@ -60,3 +60,24 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} as {self.role} on {self.matter}"
+
+
+class OrganisationMember(models.Model):
+    """A person of an organisation: its admins add only these to its matters. A site admin
+    (Django admin) adds people to organisations; one person may belong to several."""
+
+    organisation = models.ForeignKey(Organisation, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="organisations"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organisation", "user"], name="organisation_member_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} of {self.organisation}"

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp.accounts.models import Matter, Membership, Organisation, Role
+from reviewapp.accounts.models import Matter, Membership, Organisation, OrganisationMember, Role
 
 DEMO_ORGANISATION = "Demo LLP"
 DEMO_MATTER = "Demo matter"
@@ -40,7 +40,22 @@ def demo_seed() -> dict[str, str]:
             user.save()
             created[username] = password
         Membership.objects.get_or_create(user=user, matter=matter, defaults={"role": role})
+        OrganisationMember.objects.get_or_create(organisation=organisation, user=user)
     return created
+
+
+def _organisation_person(organisation: Organisation, username: str, by: Any) -> Any:
+    """A person of ``organisation`` by username. A site admin may bring in anyone, who then
+    becomes a person of it. Whether the name exists in another organisation is never said."""
+    users = get_user_model().objects.filter(username=username.strip())
+    if not getattr(by, "is_superuser", False):
+        users = users.filter(organisations__organisation=organisation)
+    user = users.first()
+    if user is None:
+        message = _("No one in your organisation is called “%(name)s”.")
+        raise MatterChangeRefused(message % {"name": username.strip()[:150]})
+    OrganisationMember.objects.get_or_create(organisation=organisation, user=user)
+    return user
 
 
 class MatterChangeRefused(ValueError):
@@ -86,11 +101,9 @@ def membership_set(*, matter: Matter, username: str, role: str, by: Any) -> Memb
     _require_org_admin(by, matter.organisation_id)
     if role not in Role.values:
         raise MatterChangeRefused(_("Choose a role."))
-    user = get_user_model().objects.filter(username=username.strip()).first()
-    if user is None:
-        raise MatterChangeRefused(_("There is no user named “%(name)s”.") % {"name": username})
-    if user.pk == by.pk:
+    if username.strip() == by.get_username():
         raise MatterChangeRefused(_("Another admin must change your own role."))
+    user = _organisation_person(matter.organisation, username, by)
     membership = Membership.objects.select_for_update().filter(user=user, matter=matter).first()
     data = {"user_id": user.pk, "role": role}
     if membership is None:

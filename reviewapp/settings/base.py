@@ -244,6 +244,14 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# The audit log: event hashes are keyed and checkpoints signed with AUDIT_HMAC_KEY, which is not
+# in the database (production requires it; local and test settings provide one). Beat appends a
+# signed checkpoint of every chain head to AUDIT_CHECKPOINT_DIR, which the database's owner
+# should not be able to write (see README, "Checking the audit log").
+AUDIT_HMAC_KEY = env_str("AUDIT_HMAC_KEY")
+AUDIT_CHECKPOINT_DIR = Path(env_str("AUDIT_CHECKPOINT_DIR", str(VAR_DIR / "audit-checkpoints")))
+AUDIT_CHECKPOINT_EVERY_S = env_float("AUDIT_CHECKPOINT_EVERY_S", 3600.0, minimum=60.0)
+
 # Celery: a task is acknowledged only after it finished, and requeued if its worker dies.
 # The broker's visibility timeout must exceed the longest task, or a running task is
 # delivered twice; the hard time limit keeps every task below it.
@@ -285,6 +293,10 @@ CELERY_BEAT_SCHEDULE = {
     "retrain-routers": {
         "task": "reviewapp.rules.tasks.retrain_routers",
         "schedule": env_float("ROUTER_RETRAIN_EVERY_S", 7 * 24 * 3600.0, minimum=60.0),
+    },
+    "write-audit-checkpoint": {
+        "task": "reviewapp.audit.tasks.write_audit_checkpoint",
+        "schedule": AUDIT_CHECKPOINT_EVERY_S,
     },
     "delete-expired-contracts": {  # matters' retention periods; legal holds are skipped
         "task": "reviewapp.contracts.tasks.delete_expired_contracts",

@@ -10,6 +10,11 @@ if not SECRET_KEY:
     raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set in production")
 if not REDIS_URL:
     raise ImproperlyConfigured("REDIS_URL must be set in production")
+if len(AUDIT_HMAC_KEY) < 32:  # noqa: F405 (from base)
+    raise ImproperlyConfigured(
+        "AUDIT_HMAC_KEY must be set in production (32 characters or more, kept outside the "
+        "database: it keys the audit hash chain and signs its checkpoints)"
+    )
 
 DEBUG = False
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)

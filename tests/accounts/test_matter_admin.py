@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewapp.accounts.models import Matter, Membership, Role
+from reviewapp.accounts.models import Matter, Membership, OrganisationMember, Role
 from reviewapp.audit.models import AuditAction, AuditEvent
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +54,7 @@ def test_people_who_are_not_admins_cannot_create_or_manage(client, reviewer, mat
 
 def test_an_admin_adds_changes_and_removes_a_member(client, admin, matter, make_user):
     lee = make_user("lee")
+    OrganisationMember.objects.create(organisation=matter.organisation, user=lee)
     client.force_login(admin)
     page = client.post(
         f"/matters/{matter.pk}/members/", {"username": "lee", "role": "lawyer"}, follow=True
@@ -83,7 +84,7 @@ def test_unknown_names_and_own_membership_are_refused_clearly(client, admin, mat
     page = client.post(
         f"/matters/{matter.pk}/members/", {"username": "nobody", "role": "lawyer"}, follow=True
     ).content.decode()
-    assert "There is no user named “nobody”" in page
+    assert "No one in your organisation is called “nobody”" in page
     page = client.post(
         f"/matters/{matter.pk}/members/", {"username": "ada", "role": "reviewer"}, follow=True
     ).content.decode()
@@ -104,3 +105,32 @@ def test_an_admin_of_another_organisation_cannot_touch_this_matter(
     assert response.status_code == 404
     new = client.post("/matters/new/", {"organisation": matter.organisation_id, "name": "Mine"})
     assert new.status_code == 404
+
+
+def test_an_admin_adds_only_people_of_the_organisation_and_never_learns_other_names(
+    client, admin, matter, make_user, make_matter
+):
+    outsider = make_user("olga")
+    make_matter(name="Elsewhere", organisation="Other LLP", members=[(outsider, Role.LAWYER)])
+    client.force_login(admin)
+    for name in ("olga", "no-such-person"):
+        page = client.post(
+            f"/matters/{matter.pk}/members/", {"username": name, "role": "lawyer"}, follow=True
+        ).content.decode()
+        assert f"No one in your organisation is called “{name}”" in page
+    assert not Membership.objects.filter(user=outsider, matter=matter).exists()
+
+
+def test_a_site_admin_brings_in_a_person_of_another_organisation(
+    client, matter, make_user, make_matter
+):
+    site_admin = make_user("root", is_superuser=True, is_staff=True)
+    Membership.objects.create(user=site_admin, matter=matter, role=Role.ADMIN)
+    outsider = make_user("olga")
+    make_matter(name="Elsewhere", organisation="Other LLP", members=[(outsider, Role.LAWYER)])
+    client.force_login(site_admin)
+    client.post(f"/matters/{matter.pk}/members/", {"username": "olga", "role": "lawyer"})
+    assert Membership.objects.filter(user=outsider, matter=matter).exists()
+    assert OrganisationMember.objects.filter(
+        organisation=matter.organisation, user=outsider
+    ).exists()
