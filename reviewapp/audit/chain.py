@@ -1,10 +1,14 @@
 """The hash chain: canonical content of an event, its hash, and the walk that checks a chain.
 
 No database access here: writers and the verifier feed rows in, so both hash the same bytes.
+An event's hash is the HMAC-SHA256 of its canonical JSON keyed with AUDIT_HMAC_KEY ("v2"),
+which is not in the database: whoever owns the tables cannot recompute it. Events written
+before keyed hashes keep their plain SHA-256 ("v1"); a chain never goes back from v2 to v1.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -12,7 +16,10 @@ from datetime import UTC, datetime, timedelta
 from hashlib import sha256
 from typing import Any
 
-from reviewapp.audit.models import GENESIS_HASH
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+from reviewapp.audit.models import GENESIS_HASH, HashKind
 
 _encode = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -33,7 +40,37 @@ ROW_FIELDS = (
     "data",
     "prev_hash",
     "hash",
+    "hash_kind",
 )
+CURRENT_HASH_KIND = HashKind.HMAC_SHA256.value
+
+
+def audit_key() -> bytes:
+    """AUDIT_HMAC_KEY: keys the event hashes and signs the checkpoints."""
+    key = getattr(settings, "AUDIT_HMAC_KEY", "")
+    if not key:
+        raise ImproperlyConfigured("AUDIT_HMAC_KEY must be set to write or verify the audit log")
+    return key.encode()
+
+
+class _Hasher:
+    """Hash canonical content by kind; the keyed state is built once and copied per row."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key
+        self._keyed: Any = None
+
+    def __call__(self, hash_kind: str, content: str) -> str | None:
+        if hash_kind == HashKind.HMAC_SHA256:
+            if self._keyed is None:
+                key = self._key if self._key is not None else audit_key()
+                self._keyed = hmac.new(key, digestmod=sha256)
+            keyed = self._keyed.copy()
+            keyed.update(content.encode())
+            return keyed.hexdigest()
+        if hash_kind == HashKind.SHA256:
+            return sha256(content.encode()).hexdigest()
+        return None
 
 
 def utc_iso(moment: datetime) -> str:
@@ -55,23 +92,32 @@ def event_hash(
     target_type: str,
     target_id: str,
     data: Mapping[str, Any],
+    hash_kind: str = CURRENT_HASH_KIND,
+    key: bytes | None = None,
 ) -> str:
-    """SHA-256 of the canonical JSON (sorted keys, fixed separators, UTC time) of an event."""
-    return _digest(
-        organisation_id,
-        seq,
-        prev_hash,
-        created_at,
-        action,
-        actor_kind,
-        actor,
-        target_type,
-        target_id,
-        data,
+    """The hash of the canonical JSON (sorted keys, fixed separators, UTC time) of an event:
+    HMAC-SHA256 keyed with `key` (default AUDIT_HMAC_KEY) for v2, plain SHA-256 for v1."""
+    digest = _Hasher(key)(
+        hash_kind,
+        _content(
+            organisation_id,
+            seq,
+            prev_hash,
+            created_at,
+            action,
+            actor_kind,
+            actor,
+            target_type,
+            target_id,
+            data,
+        ),
     )
+    if digest is None:
+        raise ValueError(f"unknown audit hash kind {hash_kind!r}")
+    return digest
 
 
-def _digest(
+def _content(
     organisation_id: int | None,
     seq: int,
     prev_hash: str,
@@ -83,7 +129,7 @@ def _digest(
     target_id: str,
     data: Mapping[str, Any] | str,
 ) -> str:
-    """The hash of canonical_content(...), built by hand: the verifier calls this per row.
+    """canonical_content(...), built by hand: the verifier calls this per row.
 
     `created_at` may come already formatted by `utc_iso` (the database can do it faster),
     and `data` as JSON text (it is parsed, then written canonically).
@@ -97,7 +143,7 @@ def _digest(
         f'"org":{org},"prev_hash":{_string(prev_hash)},"seq":{int(seq)},'
         f'"target_id":{_string(target_id)},"target_type":{_string(target_type)}}}'
     )
-    return sha256(content.encode()).hexdigest()
+    return content
 
 
 def canonical_content(
@@ -113,7 +159,7 @@ def canonical_content(
     target_id: str,
     data: Mapping[str, Any],
 ) -> str:
-    """The definition `_digest` follows: JSON, sorted keys, no spaces, UTC time."""
+    """The definition `_content` follows: JSON, sorted keys, no spaces, UTC time."""
     content = {
         "action": action,
         "actor": actor,
@@ -135,6 +181,8 @@ class BreakKind:
     REORDERED = "reordered"
     TRUNCATED = "truncated"
     HEAD = "head"
+    DOWNGRADED = "downgraded"
+    CHECKPOINT = "checkpoint"
 
 
 @dataclass(frozen=True)
@@ -160,21 +208,24 @@ def walk_chain(
     *,
     organisation_id: int | None,
     seq_of_hash: Callable[[str], int | None],
+    key: bytes | None = None,
 ) -> ChainWalk:
     """Check rows (ROW_FIELDS tuples, in seq order); stop at the first bad one.
 
-    `seq_of_hash` finds which row carries a hash; it is only called once a link is broken,
-    to tell a reordered row from a removed or rewritten one.
+    Each row is hashed by its own kind (`key`, default AUDIT_HMAC_KEY, for v2); a v1 row
+    after a v2 row is a break. `seq_of_hash` finds which row carries a hash; it is only
+    called once a link is broken, to tell a reordered row from a removed or rewritten one.
     """
-    expected_seq, previous_hash, count = 1, GENESIS_HASH, 0
+    hasher = _Hasher(key)
+    expected_seq, previous_hash, count, keyed = 1, GENESIS_HASH, 0, False
     for row in rows:
         event_id, seq, created_at, action, actor_kind, actor, target_type, target_id = row[:8]
-        data, prev_hash, stored_hash = row[8:]
+        data, prev_hash, stored_hash, hash_kind = row[8:]
         if seq != expected_seq:
             return ChainWalk(
                 count, expected_seq - 1, previous_hash, _gap(seq, event_id, expected_seq)
             )
-        computed = _digest(
+        content = _content(
             organisation_id,
             seq,
             prev_hash,
@@ -186,6 +237,10 @@ def walk_chain(
             target_id,
             data,
         )
+        computed = hasher(hash_kind, content)
+        kind_problem = _kind_problem(seq, event_id, hash_kind, computed, keyed=keyed)
+        if kind_problem is not None:
+            return ChainWalk(count, seq - 1, previous_hash, kind_problem)
         if computed != stored_hash or prev_hash != previous_hash:
             linked = prev_hash == previous_hash
             problem = _bad_row(
@@ -198,7 +253,26 @@ def walk_chain(
             )
             return ChainWalk(count, seq - 1, previous_hash, problem)
         expected_seq, previous_hash, count = seq + 1, stored_hash, count + 1
+        keyed = keyed or hash_kind == HashKind.HMAC_SHA256
     return ChainWalk(count, expected_seq - 1, previous_hash, None)
+
+
+def _kind_problem(
+    seq: int, event_id: int, hash_kind: str, computed: str | None, *, keyed: bool
+) -> ChainBreak | None:
+    if computed is None:
+        return ChainBreak(
+            BreakKind.CHANGED, seq, event_id, f"changed: unknown hash kind {hash_kind!r}"
+        )
+    if keyed and hash_kind == HashKind.SHA256:
+        return ChainBreak(
+            BreakKind.DOWNGRADED,
+            seq,
+            event_id,
+            "downgraded: a plain SHA-256 row after keyed rows (a chain never goes back to v1; "
+            "rows were rewritten without the key)",
+        )
+    return None
 
 
 def _gap(seq: int, event_id: int, expected_seq: int) -> ChainBreak:

@@ -58,6 +58,13 @@ class AuditActorKind(models.TextChoices):
     ANONYMOUS = "anonymous", "Anonymous"
 
 
+class HashKind(models.TextChoices):
+    """How an event's hash was made. A chain may go from v1 to v2, never back."""
+
+    SHA256 = "v1", "SHA-256 of the canonical JSON (events written before keyed hashes)"
+    HMAC_SHA256 = "v2", "HMAC-SHA256 of the canonical JSON, keyed with AUDIT_HMAC_KEY"
+
+
 class AuditChain(models.Model):
     """The head of one chain: locked by every writer, so each chain stays one line."""
 
@@ -94,6 +101,9 @@ class AuditEvent(models.Model):
     data = models.JSONField(default=dict, blank=True)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    hash_kind = models.CharField(
+        max_length=8, choices=HashKind.choices, db_default=HashKind.HMAC_SHA256
+    )
 
     class Meta:
         ordering = ["organisation_id", "seq"]

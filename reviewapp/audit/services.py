@@ -15,7 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from reviewapp.audit.chain import event_hash
+from reviewapp.audit.chain import CURRENT_HASH_KIND, event_hash
 from reviewapp.audit.models import SYSTEM_CHAIN, AuditAction, AuditChain, AuditEvent
 
 
@@ -96,8 +96,10 @@ def _chained_event(
         "target_id": str(entry.target_id)[:64],
         "data": data,
     }
-    digest = event_hash(organisation_id=organisation_id, **fields)
-    return AuditEvent(organisation_id=organisation_id, hash=digest, **fields)
+    digest = event_hash(organisation_id=organisation_id, hash_kind=CURRENT_HASH_KIND, **fields)
+    return AuditEvent(
+        organisation_id=organisation_id, hash=digest, hash_kind=CURRENT_HASH_KIND, **fields
+    )
 
 
 def _checked(value: Any) -> Any:

@@ -3,12 +3,13 @@
 import secrets
 
 from reviewapp.settings.base import *  # noqa: F403
-from reviewapp.settings.base import VAR_DIR
+from reviewapp.settings.base import AUDIT_HMAC_KEY, VAR_DIR
 from reviewapp.settings.env import env_bool, env_str
 
 
-def _local_secret_key() -> str:
-    path = VAR_DIR / "secret_key"
+def _local_secret(name: str) -> str:
+    """A random secret generated once into var/<name>, readable by its owner only."""
+    path = VAR_DIR / name
     if not path.exists():
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         path.write_text(secrets.token_urlsafe(50))
@@ -17,4 +18,5 @@ def _local_secret_key() -> str:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = env_str("DJANGO_SECRET_KEY") or _local_secret_key()
+SECRET_KEY = env_str("DJANGO_SECRET_KEY") or _local_secret("secret_key")
+AUDIT_HMAC_KEY = AUDIT_HMAC_KEY or _local_secret("audit_hmac_key")

@@ -9,7 +9,7 @@ ensure_redis_url(Path(__file__).resolve().parents[2] / "var" / "redis-test")
 
 from reviewapp.settings.base import *  # noqa: E402, F403
 from reviewapp.settings.base import DATABASES, VAR_DIR  # noqa: E402
-from reviewapp.settings.env import env_bool  # noqa: E402
+from reviewapp.settings.env import env_bool, env_str  # noqa: E402
 
 SECRET_KEY = "test-only-secret-key-not-for-production"  # noqa: S105
 DEBUG = False
@@ -28,10 +28,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 CELERY_TASK_ALWAYS_EAGER = env_bool("CLAUSEWISE_CELERY_EAGER", True)
 CELERY_TASK_EAGER_PROPAGATES = True
 
-# Django empties tables with TRUNCATE between transactional tests; the audit log refuses a
-# TRUNCATE unless the session allows it (see reviewapp/audit/migrations/0002).
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c clausewise.audit_truncate=allow"
+# Django empties tables with TRUNCATE between transactional tests: the audit triggers allow
+# that only to superusers and members of clausewise_audit_maintenance, never through a session
+# setting (reviewapp/audit/migrations/0008), so PostgreSQL tests connect as such a role.
+AUDIT_HMAC_KEY = env_str("AUDIT_HMAC_KEY", "test-only-audit-hmac-key-not-for-production")
 
 # API throttles count in the shared cache across tests: high rates here; tests/accounts
 # exercise the throttle itself with its own rate.

@@ -1,4 +1,5 @@
-"""On PostgreSQL the application's own connection cannot change or remove audit rows."""
+"""On PostgreSQL no connection changes or removes audit rows while the triggers are on, and no
+session setting lifts them (TRUNCATE: superusers and clausewise_audit_maintenance only)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from reviewapp.audit.models import AuditChain, AuditEvent
-from tests.audit.conftest import needs_postgresql
+from tests.audit.conftest import APP_ROLE, needs_postgresql
 
 pytestmark = [pytest.mark.django_db, needs_postgresql]
 
@@ -31,16 +32,26 @@ def test_orm_delete_of_an_event_is_refused(org_events):
     assert AuditEvent.objects.count() == 5
 
 
-def test_raw_sql_update_delete_and_truncate_are_refused(org_events):
+def test_raw_sql_update_and_delete_are_refused_even_to_the_owner(org_events):
     _, events = org_events
     assert "UPDATE" in refused("UPDATE audit_auditevent SET seq = seq + 10")
     assert "DELETE" in refused("DELETE FROM audit_auditevent WHERE id = %s", [events[4].pk])
-    # Tests allow TRUNCATE for Django's table flush; an application session does not.
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL clausewise.audit_truncate = ''")
-        with pytest.raises(DatabaseError, match="TRUNCATE"), transaction.atomic():
-            cursor.execute("TRUNCATE audit_auditevent CASCADE")
     assert AuditEvent.objects.count() == 5
+
+
+def test_the_old_session_switch_no_longer_allows_truncate(org_events, app_role):
+    # The table owner may TRUNCATE it (privilege), so the trigger is what refuses here.
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # TRUNCATE waits for no FK check
+        cursor.execute(f"GRANT TRUNCATE ON audit_auditevent, audit_auditchain TO {APP_ROLE}")
+    with app_role() as cursor:
+        cursor.execute("SET clausewise.audit_truncate = 'allow'")
+        for table in ("audit_auditevent", "audit_auditchain"):
+            with pytest.raises(DatabaseError, match="append-only: TRUNCATE"), transaction.atomic():
+                cursor.execute(f"TRUNCATE {table} CASCADE")
+        cursor.execute("RESET clausewise.audit_truncate")
+    assert AuditEvent.objects.count() == 5
+    assert AuditChain.objects.count() == 1
 
 
 def test_a_chain_head_only_moves_forward(org_events):

@@ -53,8 +53,9 @@ def test_stored_hash_is_the_hash_of_the_canonical_content(org_events):
     assert event.created_at.utcoffset().total_seconds() == 0
 
 
-def test_the_hash_is_the_sha256_of_sorted_compact_json_in_utc():
+def test_the_hash_is_the_keyed_hmac_of_sorted_compact_json_in_utc(settings):
     import hashlib
+    import hmac
     import json
     from datetime import datetime, timedelta, timezone
 
@@ -77,7 +78,9 @@ def test_the_hash_is_the_sha256_of_sorted_compact_json_in_utc():
     assert content == json.dumps(
         json.loads(content), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
-    assert event_hash(**fields) == hashlib.sha256(content.encode()).hexdigest()
+    key = settings.AUDIT_HMAC_KEY.encode()
+    assert event_hash(**fields) == hmac.new(key, content.encode(), hashlib.sha256).hexdigest()
+    assert event_hash(**fields, hash_kind="v1") == hashlib.sha256(content.encode()).hexdigest()
 
 
 def test_each_organisation_and_the_system_have_their_own_chain(org_events, make_matter):
