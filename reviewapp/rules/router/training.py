@@ -49,6 +49,7 @@ class Example:
     rule_categories: list[frozenset[str]]
     clauses: list[tuple[str, list[int]]]  # each labelled clause: category, passages it overlaps
     weight: float = 1.0
+    bare_headings: np.ndarray | None = None  # bool per passage: a heading alone, never routed
 
 
 @dataclass
@@ -96,6 +97,7 @@ def examples_from_documents(
                 rule_routed=np.array(routed, dtype=bool),
                 rule_categories=list(fired),
                 clauses=clauses,
+                bare_headings=np.array([bool(getattr(s, "is_heading", False)) for s in segments]),
             )
         )
     return examples
@@ -159,7 +161,10 @@ def out_of_fold(
         train = [e for i, e in enumerate(examples) if i % folds != fold]
         model = fit(train, categories)
         for i in range(fold, len(examples), folds):
-            scores.by_example[i] = model.probabilities(examples[i].views)
+            probabilities = model.probabilities(examples[i].views)
+            if examples[i].bare_headings is not None:
+                probabilities[examples[i].bare_headings] = 0.0  # as router_hits: never routed
+            scores.by_example[i] = probabilities
     return scores
 
 
