@@ -20,6 +20,7 @@ from reviewapp.audit.checkpoints import (
 )
 from reviewapp.audit.models import AuditChain, AuditEvent
 from reviewapp.audit.selectors import audit_chain_verify
+from reviewapp.audit.services import audit_record
 from tests.audit.conftest import as_owner, chain_of, rewrite_as_owner
 from tests.audit.test_chain import verify
 
@@ -167,3 +168,19 @@ def test_production_requires_the_key(tmp_path):
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_events_from_before_keyed_hashes_verify_and_the_chain_goes_on_keyed(org_events):
+    organisation, events = org_events
+    rewrite_as_owner(events)  # as the rows written before 0007: plain SHA-256, kind v1
+    audit_record(
+        organisation_id=organisation.pk,
+        action="queue.claimed",
+        actor_kind="user",
+        actor="li",
+        target_type="queue_item",
+        target_id=1,
+    )
+    assert [event.hash_kind for event in chain_of(organisation.pk)] == ["v1"] * 5 + ["v2"]
+    out, _, failed = verify()
+    assert failed is None and "6 events, chain intact" in out
