@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class AccountsConfig(AppConfig):
     name = "reviewapp.accounts"
     label = "accounts"
+
+    def ready(self) -> None:
+        from reviewapp.accounts import signals  # noqa: F401  (ends sessions on password change)

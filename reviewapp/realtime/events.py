@@ -37,14 +37,9 @@ def user_group(user_id: int) -> str:
 
 
 def sockets_close_for_user(*, user_id: int, signed_out: bool) -> None:
-    """Close every live socket of a user (after sign-out, or a membership removed)."""
-    if not settings.REDIS_URL:
-        return
-    layer = get_channel_layer()
-    if layer is None:
-        return
+    """Close every live socket of a user (sign-out, credentials revoked, membership removed)."""
     message = {"type": "session.closed", "signed_out": signed_out}
-    transaction.on_commit(lambda: async_to_sync(layer.group_send)(user_group(user_id), message))
+    transaction.on_commit(lambda: _send_to_group(user_group(user_id), message))
 
 
 def event_message(event: Event) -> EventMessage:
@@ -97,5 +92,5 @@ def _send_to_group(group: str, message: dict[str, Any]) -> None:
         return
     try:
         async_to_sync(layer.group_send)(group, message)
-    except Exception:  # a lost notice is recovered from the stored event it goes with
-        logger.warning("could not push a notice to %s", group, exc_info=True)
+    except Exception:  # after the commit: the change stands; a socket left open is logged
+        logger.warning("could not push %s to %s", message["type"], group, exc_info=True)

@@ -1,0 +1,60 @@
+"""Framework hooks on the user model that end a user's sessions, tokens and sockets.
+
+One place sees every path: the user's own save. A password counts as changed when
+``set_password`` was called or the stored hash differs, except for Django's hash upgrade at
+sign-in (same password, new hash, saved with ``update_fields=["password"]`` after Django clears
+``_password``), and for the first password of a user who never signed in (nothing to end).
+``QuerySet.update()`` sends no signal and is not seen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.hashers import is_password_usable
+from django.db.models.signals import post_save, pre_delete, pre_save
+from django.dispatch import receiver
+
+from reviewapp.accounts.revocation import RevocationReason, user_credentials_revoke
+
+_PENDING = "_clausewise_revocation"
+_WATCHED = frozenset({"password", "is_active"})
+
+
+def _revocation_reason(user: Any, update_fields: frozenset[str] | None) -> str | None:
+    if user.pk is None or (update_fields is not None and not update_fields & _WATCHED):
+        return None
+    stored = type(user)._default_manager.filter(pk=user.pk).values("password", "is_active")
+    before = stored.first()
+    if before is None:
+        return None
+    raw = getattr(user, "_password", None)  # set by set_password until the save ends
+    hash_upgrade = raw is None and update_fields == frozenset({"password"})
+    unset = not before["password"] or not is_password_usable(before["password"])
+    first_password = unset and user.last_login is None
+    changed = raw is not None or (before["password"] != user.password and not hash_upgrade)
+    if changed and not first_password:
+        return RevocationReason.PASSWORD_CHANGED
+    if before["is_active"] and not user.is_active:
+        return RevocationReason.DEACTIVATED
+    return None
+
+
+@receiver(pre_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="revocation-pre-save")
+def _note_revocation(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    fields = frozenset(update_fields) if update_fields is not None else None
+    setattr(instance, _PENDING, _revocation_reason(instance, fields))
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="revocation-post-save")
+def _revoke_after_save(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    reason = instance.__dict__.pop(_PENDING, None)
+    if reason and not created:
+        user_credentials_revoke(user=instance, reason=reason)
+
+
+@receiver(pre_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="revocation-pre-delete")
+def _revoke_before_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
+    # Before the delete cascades: the audit event goes to the chains of the user's memberships.
+    user_credentials_revoke(user=instance, reason=RevocationReason.DELETED)
