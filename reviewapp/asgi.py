@@ -1,23 +1,66 @@
 """HTTP and websockets in one ASGI application (served by uvicorn or daphne)."""
 
+import json
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
+from reviewapp.realtime.origin import websocket_application  # noqa: E402
 from reviewapp.realtime.routing import websocket_urlpatterns  # noqa: E402
+
+
+class DeclaredBodyLimit:
+    """Answers 413 to a request that declares a body over the upload limit, unread.
+
+    Django's ASGI handler receives and spools the whole body before any view runs, so the
+    upload view's own check would come after a 200 MB upload was stored. The limit is the
+    file's plus what Django accepts for the rest of a request (the multipart envelope, fields).
+    """
+
+    def __init__(self, application: Any) -> None:
+        self.application = application
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        limit = settings.UPLOAD_MAX_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if scope["type"] == "http" and _declared_length(scope) > limit:
+            await _too_large(send)
+            return
+        await self.application(scope, receive, send)
+
+
+def _declared_length(scope: dict[str, Any]) -> int:
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+async def _too_large(send: Any) -> None:
+    megabytes = settings.UPLOAD_MAX_BYTES / (1024 * 1024)
+    message = f"The upload is larger than the limit of {megabytes:.1f} MB."
+    body = json.dumps({"error": {"code": "TOO_LARGE", "message": message}}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "http": DeclaredBodyLimit(django_asgi_app),
+        "websocket": websocket_application(websocket_urlpatterns),
     }
 )

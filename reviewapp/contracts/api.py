@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import FileResponse, Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -76,6 +77,13 @@ class MatterContractsView(APIView):
         },
     )
     def post(self, request: Request, matter_id: int) -> Response:
+        # Refused before the body is read: the limit is the file's plus Django's for the rest.
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        limit = settings.UPLOAD_MAX_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if declared.isdigit() and int(declared) > limit:
+            megabytes = settings.UPLOAD_MAX_BYTES / (1024 * 1024)
+            message = f"The upload is larger than the limit of {megabytes:.1f} MB."
+            return _error("TOO_LARGE", message, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         matter = matter_get_for_user(user=request.user, matter_id=matter_id)
         if matter is None:
             raise Http404("No such matter.")

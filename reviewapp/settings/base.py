@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from reviewapp.settings.env import (
@@ -26,6 +27,9 @@ SECRET_KEY = env_str("DJANGO_SECRET_KEY")
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# Pages that may open the events websocket besides the site itself (its own scheme, host and
+# port): exact origins, compared with their port (reviewapp/realtime/origin.py).
+WEBSOCKET_ALLOWED_ORIGINS = env_list("WEBSOCKET_ALLOWED_ORIGINS", CSRF_TRUSTED_ORIGINS)
 
 INSTALLED_APPS = [
     "daphne",
@@ -52,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -64,6 +69,25 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a locked-out sign-in into our lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): scripts, styles, workers and connections from the site
+# itself only; no inline script, style or event handler attribute, except a template that
+# carries the request's nonce (the API docs). 'self' covers the site's own ws:/wss: socket.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "worker-src": [SELF],
+        "connect-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # Sign-in throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one username,
 # or from one address, sign-in is refused (even with the right password) until the cool-off

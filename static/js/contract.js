@@ -223,6 +223,10 @@
   }
 
   // ---- live events ------------------------------------------------------------------------------
+  // The bar's first width comes as data: the page's CSP refuses inline style attributes.
+  const progressBar = document.getElementById("contract-progress");
+  if (progressBar) progressBar.style.width = `${Number(progressBar.dataset.progress) || 0}%`;
+
   window.Clausewise.live.subscribe((event) => {
     const payload = event.payload || {};
     if (payload.contract_id !== id) return;
