@@ -84,7 +84,7 @@ def test_rejected_passage_blocks_and_lawyers_decisions_unblock_live(browser, tmp
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         sign_in(page, url, "reviewer", passwords["reviewer"])
         page.goto(f"{url}/contracts/{contract.pk}/")
-        page.wait_for_function("document.body?.dataset.live === 'connected'")
+        page.wait_for_function("() => document.body?.dataset.live === 'connected'")
         banner, complete = page.locator("#review-banner"), page.locator("#review-complete")
         assert banner.is_visible() and banner.get_attribute("role") == "alert"
         assert "Blocked" in banner.inner_text()

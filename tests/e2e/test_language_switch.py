@@ -30,7 +30,7 @@ def test_reviewer_switches_to_chinese_and_uploads(browser, tmp_path):
 
         page.click("text=Demo matter")
         page.wait_for_url("**/matters/*/")
-        page.wait_for_function("document.body && document.body.dataset.live === 'connected'")
+        page.wait_for_function("() => document.body && document.body.dataset.live === 'connected'")
         assert "上传合同" in page.locator("#upload h2").inner_text()
         page.set_input_files("#file-input", str(document))
         row = page.locator("li.upload").first

@@ -56,12 +56,12 @@ def contract_page(browser, tmp_path, pacing: Pacing) -> Iterator[tuple[Any, Any]
             page = browser.new_page()
             sign_in(page, url, "reviewer", passwords["reviewer"])
             page.click("text=Demo matter")
-            page.wait_for_function("document.body?.dataset.live === 'connected'")
+            page.wait_for_function("() => document.body?.dataset.live === 'connected'")
             page.set_input_files("#file-input", str(contract))
             page.locator("li.upload >> text=Open").wait_for(timeout=60_000)
             page.locator("li.upload >> text=Open").click()
             page.wait_for_selector("#draft-engine")
-            page.wait_for_function("document.body?.dataset.live === 'connected'")
+            page.wait_for_function("() => document.body?.dataset.live === 'connected'")
             page.evaluate(WATCH_STREAM)
             yield page, fake
 
@@ -69,7 +69,7 @@ def contract_page(browser, tmp_path, pacing: Pacing) -> Iterator[tuple[Any, Any]
 def test_draft_streams_in_pieces_then_shows_complete(browser, tmp_path):
     pacing = Pacing(first_token_s=6.0, delta_s=0.08, chunk_chars=12)
     with contract_page(browser, tmp_path, pacing) as (page, fake):
-        page.wait_for_function("(window.__stream || []).length >= 3", timeout=30_000)
+        page.wait_for_function("() => (window.__stream || []).length >= 3", timeout=30_000)
         lengths = page.evaluate("window.__stream")
         assert lengths == sorted(lengths) and lengths[-1] > lengths[0] > 0
         page.wait_for_selector(".summary", timeout=60_000)  # the page reloads when complete
@@ -80,7 +80,7 @@ def test_draft_streams_in_pieces_then_shows_complete(browser, tmp_path):
 def test_verifications_arrive_and_say_which_engine_checked(browser, tmp_path):
     with contract_page(browser, tmp_path, Pacing()) as (page, _fake):
         page.wait_for_function(
-            "[...document.querySelectorAll('.verification')]"
+            "() => [...document.querySelectorAll('.verification')]"
             ".filter((box) => box.textContent.includes('Checked by Claude')).length >= 2",
             timeout=60_000,
         )

@@ -48,7 +48,7 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
             page = browser.new_context().new_page()
             sign_in(page, url, username, password)
             page.goto(f"{url}/queue/")
-            page.wait_for_function("document.body.dataset.live === 'connected'")
+            page.wait_for_function("() => document.body.dataset.live === 'connected'")
             pages.append(page)
         # Playwright runs an event loop in this thread; the app's sync code runs in another,
         # while this thread keeps serving the browsers.
@@ -97,7 +97,7 @@ def test_mention_reaches_the_colleague_live_hands_over_the_claim_and_sends_mail(
             page = browser.new_context().new_page()
             sign_in(page, url, username, password)
             page.goto(f"{url}/queue/")
-            page.wait_for_function("document.body.dataset.live === 'connected'")
+            page.wait_for_function("() => document.body.dataset.live === 'connected'")
             pages[username] = page
         mine, hers = pages["lawyer"], pages["lena"]
         mine.click(f"#item-{item.pk} [data-action=claim]")

@@ -40,7 +40,7 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         page = browser.new_context().new_page()
         sign_in(page, url, "lawyer", passwords["lawyer"])
         page.goto(f"{url}/queue/")
-        page.wait_for_function("document.body.dataset.live === 'connected'")
+        page.wait_for_function("() => document.body.dataset.live === 'connected'")
         assert page.locator("#shortcut-hint kbd").count() >= 5  # the hint is on the page
         page.keyboard.press("j")
         assert selected(page) == f"item-{second.pk}|item-{second.pk}"
@@ -52,7 +52,7 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         assert selected(page).startswith(f"item-{first.pk}|")
         page.keyboard.press("a")  # a rejected passage: accepting needs a justification
         note = page.locator(f"#item-{first.pk} [data-role=note]")
-        page.wait_for_function("document.activeElement.dataset.role === 'note'")
+        page.wait_for_function("() => document.activeElement.dataset.role === 'note'")
         page.keyboard.type("A mutual clause; acceptable.")  # j, k, a, c typed here do nothing
         assert note.input_value() == "A mutual clause; acceptable."
         page.keyboard.press("Enter")

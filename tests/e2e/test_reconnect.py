@@ -46,18 +46,18 @@ def test_page_shows_events_missed_while_the_server_was_down(browser, tmp_path):
     with web_server(tmp_path / "web.log", port=port) as url:
         sign_in(page, url, "reviewer", passwords["reviewer"])
         page.goto(f"{url}/contracts/{contract.pk}/")
-        page.wait_for_function("document.body?.dataset.live === 'connected'")
+        page.wait_for_function("() => document.body?.dataset.live === 'connected'")
         expect(page.locator("#review-banner")).to_be_visible()
         page.evaluate(MARK_PAGE)
     # The server process is gone: the socket is cut from the server's side.
-    page.wait_for_function("document.body?.dataset.live === 'disconnected'", timeout=10_000)
+    page.wait_for_function("() => document.body?.dataset.live === 'disconnected'", timeout=10_000)
     before = Event.objects.latest("pk").pk
     in_thread(while_disconnected, mfn.pk, assignment.pk)
     assert Event.objects.filter(pk__gt=before).count() >= 4  # stored, pushed to nobody
     assert page.inner_text(f"#passage-{mfn.index} .state") == "Rejected"  # nothing arrived yet
 
     with web_server(tmp_path / "web-again.log", port=port):
-        page.wait_for_function("document.body?.dataset.live === 'connected'", timeout=45_000)
+        page.wait_for_function("() => document.body?.dataset.live === 'connected'", timeout=45_000)
         expect(page.locator(f"#passage-{assignment.index} .state")).to_have_text(
             "Needs human review"
         )

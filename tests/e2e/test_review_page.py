@@ -35,7 +35,7 @@ def _upload_and_wait(page, pdf) -> Contract:
     """The reviewer uploads the PDF; the worker ingests it, drafts and checks every flag."""
     page.click("text=Demo matter")
     page.wait_for_selector("#file-input", state="attached")
-    page.wait_for_function("document.body?.dataset.live === 'connected'")
+    page.wait_for_function("() => document.body?.dataset.live === 'connected'")
     page.set_input_files("#file-input", str(pdf))
     page.locator("li.upload >> text=Open").wait_for(timeout=90_000)
     contract = Contract.objects.get(original_name=pdf.name)
@@ -85,7 +85,7 @@ def test_pdf_review_page_highlights_filters_counts_and_scrolls(browser, cuad_dir
             page.click(f"#passage-{index} .text")
             selector = f"#document [data-passage='{index}']"
             page.wait_for_selector(selector, timeout=15_000)
-            page.wait_for_function(f'({IN_VIEWER})("{selector}")', timeout=10_000)
+            page.wait_for_function(IN_VIEWER, arg=selector, timeout=10_000)
             state = contract.passages.get(index=index).state.lower()
             assert page.locator(f"{selector}.hl-{state}").count() >= 1
         assert not page.locator(".page-marker").count(), "a passage was not found in the text layer"

@@ -41,7 +41,7 @@ def test_reviewer_uploads_pdf_and_sees_passages_with_pages(browser, cuad_dir, tm
         page = browser.new_page()
         sign_in(page, url, "reviewer", passwords["reviewer"])
         page.click("text=Demo matter")
-        page.wait_for_function("document.body?.dataset.live === 'connected'")
+        page.wait_for_function("() => document.body?.dataset.live === 'connected'")
         page.evaluate(RECORD_PROGRESS)
         page.set_input_files("#file-input", str(pdf))
         row = page.locator("li.upload").first
