@@ -17,7 +17,8 @@ from reviewapp.realtime.routing import websocket_urlpatterns  # noqa: E402
 
 
 class DeclaredBodyLimit:
-    """Answers 413 to a request that declares a body over the upload limit, unread.
+    """Answers 413 to a request that declares a body over the upload limit, unread, and to one
+    whose body grows past it while it streams in.
 
     Django's ASGI handler receives and spools the whole body before any view runs, so the
     upload view's own check would come after a 200 MB upload was stored. The limit is the
@@ -28,11 +29,36 @@ class DeclaredBodyLimit:
         self.application = application
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.application(scope, receive, send)
+            return
         limit = settings.UPLOAD_MAX_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        if scope["type"] == "http" and _declared_length(scope) > limit:
+        if _declared_length(scope) > limit:
             await _too_large(send)
             return
-        await self.application(scope, receive, send)
+        received = 0
+        refused = False
+
+        async def capped_receive() -> dict[str, Any]:
+            """A body sent without a length (chunked) is cut off at the same limit: the client
+            gets the 413, the application a disconnect, so nothing past the limit is stored."""
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    refused = True
+                    await _too_large(send)
+                    return {"type": "http.disconnect"}
+            return dict(message)
+
+        async def guarded_send(message: dict[str, Any]) -> None:
+            if not refused:
+                await send(message)
+
+        await self.application(scope, capped_receive, guarded_send)
 
 
 def _declared_length(scope: dict[str, Any]) -> int:
