@@ -51,6 +51,20 @@ def matter(make_matter, reviewer):
     return make_matter(members=[(reviewer, Role.REVIEWER)])
 
 
+@pytest.fixture
+def admin(make_user, matter):
+    user = make_user("ada")
+    Membership.objects.create(user=user, matter=matter, role=Role.ADMIN)
+    return user
+
+
+@pytest.fixture
+def lawyer(make_user, matter):
+    user = make_user("lee")
+    Membership.objects.create(user=user, matter=matter, role=Role.LAWYER)
+    return user
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_other_database_sessions(django_db_setup, django_db_blocker):
     """Drop connections left by threads or child processes, so the test database can go."""

@@ -8,13 +8,6 @@ from reviewapp.audit.models import AuditAction, AuditEvent
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin(make_user, matter):
-    user = make_user("ada")
-    Membership.objects.create(user=user, matter=matter, role=Role.ADMIN)
-    return user
-
-
 def test_an_admin_creates_a_matter_and_becomes_its_admin(client, admin, matter):
     client.force_login(admin)
     assert 'id="new-matter"' in client.get("/").content.decode()

@@ -18,13 +18,6 @@ from tests.factories import ingested_contract
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin(make_user, matter):
-    user = make_user("ada")
-    Membership.objects.create(user=user, matter=matter, role=Role.ADMIN)
-    return user
-
-
 def aged(matter, name: str, days: int) -> Contract:
     contract = ingested_contract(matter=matter, text=f"1. Term. {name} lasts a year.\n", name=name)
     Contract.objects.filter(pk=contract.pk).update(created_at=timezone.now() - timedelta(days=days))

@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.core.files.storage import default_storage
 
-from reviewapp.accounts.models import Membership, Role
+from reviewapp.accounts.models import Role
 from reviewapp.accounts.services import matter_legal_hold_lift, matter_legal_hold_set
 from reviewapp.audit.models import AuditAction, AuditEvent
 from reviewapp.audit.recorders import sha256_text
@@ -29,20 +29,6 @@ from tests.factories import CONTRACT, STRICT, active_playbook
 pytestmark = pytest.mark.django_db
 
 NAME = "project-falcon-secret-deal.txt"
-
-
-@pytest.fixture
-def admin(make_user, matter):
-    user = make_user("ada")
-    Membership.objects.create(user=user, matter=matter, role=Role.ADMIN)
-    return user
-
-
-@pytest.fixture
-def lawyer(make_user, matter):
-    user = make_user("lee")
-    Membership.objects.create(user=user, matter=matter, role=Role.LAWYER)
-    return user
 
 
 @pytest.fixture

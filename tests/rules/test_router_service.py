@@ -10,7 +10,6 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from reviewapp.accounts.models import Membership, Role
 from reviewapp.audit.models import AuditEvent
 from reviewapp.contracts.models import PassageState
 from reviewapp.contracts.segmentation import segment
@@ -65,20 +64,6 @@ def small_router(db):
         sha256=hashlib.sha256(data).hexdigest(),
         is_active=True,
     )
-
-
-@pytest.fixture
-def lawyer(make_user, matter):
-    user = make_user("lena")
-    Membership.objects.create(user=user, matter=matter, role=Role.LAWYER)
-    return user
-
-
-@pytest.fixture
-def admin(make_user, matter):
-    user = make_user("ada")
-    Membership.objects.create(user=user, matter=matter, role=Role.ADMIN)
-    return user
 
 
 def _reviewed(matter, text=CONTRACT):
