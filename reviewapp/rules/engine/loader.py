@@ -120,7 +120,7 @@ def _rule(raw: Any, default_language: str, position: int) -> Rule:
     label = f"rule {rule_id[:80]}"
     unknown = sorted(set(raw) - _RULE_FIELDS, key=str)
     if unknown:
-        raise RuleError(f"{label}: {shown(unknown[0])}: unknown field")
+        raise RuleError(f"{label}: {_key(unknown[0])}: unknown field")
     if not isinstance(raw.get("category"), str) or not raw["category"].strip():
         raise RuleError(f"{label}: category: missing or not a string")
 
@@ -175,7 +175,7 @@ def _fact(raw: Any, i: int) -> FactExtractor:
     label = f"fact {raw['category']}"
     unknown = sorted(set(raw) - _FACT_FIELDS, key=str)
     if unknown:
-        raise RuleError(f"{label}: {shown(unknown[0])}: unknown field")
+        raise RuleError(f"{label}: {_key(unknown[0])}: unknown field")
     patterns = _strings(label, "patterns", raw.get("patterns"))
     case_sensitive = bool(raw.get("case_sensitive", False))
     for j, pattern in enumerate(patterns):
@@ -203,6 +203,11 @@ def shown(value: Any) -> str:
     return f"a {type(value).__name__}" + (
         f" of {len(value):,} items" if hasattr(value, "__len__") else ""
     )
+
+
+def _key(key: Any) -> str:
+    """A field name in an error: as written when it is short text."""
+    return key if isinstance(key, str) and len(key) <= 40 else shown(key)
 
 
 def _choice(label: str, name: str, value: Any, allowed: tuple[str, ...]) -> str:
