@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import redis
-from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+
+from reviewapp.redis_pool import redis_client
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -24,6 +24,6 @@ def _database_ok() -> bool:
 
 def _redis_ok() -> bool:
     try:
-        return bool(redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1).ping())
+        return bool(redis_client().ping())
     except Exception:
         return False

@@ -7,8 +7,9 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import redis
 from django.conf import settings
+
+from reviewapp.redis_pool import redis_client
 
 SLOT_TTL_S = 600  # a worker that dies holding a slot gives it back after this long
 
@@ -22,7 +23,7 @@ def model_call_slot(organisation_id: int) -> Iterator[None]:
     if not settings.REDIS_URL:  # a lone command-line process: nothing to share a cap with
         yield
         return
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
+    client = redis_client()
     key = f"llm-slots:{organisation_id}"
     token = uuid.uuid4().hex
     now = time.time()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import redis
 from django.conf import settings
 from django.db.models import Count
 
 from reviewapp.contracts.models import PassageState
+from reviewapp.redis_pool import redis_client
 from reviewapp.reviews.models import Review
 
 SNAPSHOT_TTL_S = 300
@@ -17,10 +17,6 @@ SNAPSHOT_TTL_S = 300
 
 def snapshot_key(review_id: int) -> str:
     return f"state:{review_id}"
-
-
-def _redis() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
 
 
 def snapshot_build(review: Review) -> dict[str, Any]:
@@ -41,14 +37,14 @@ def snapshot_build(review: Review) -> dict[str, Any]:
 def snapshot_refresh(review: Review) -> dict[str, Any]:
     snapshot = snapshot_build(review)
     if settings.REDIS_URL:
-        _redis().set(snapshot_key(review.pk), json.dumps(snapshot), ex=SNAPSHOT_TTL_S)
+        redis_client().set(snapshot_key(review.pk), json.dumps(snapshot), ex=SNAPSHOT_TTL_S)
     return snapshot
 
 
 def snapshot_get(review: Review) -> dict[str, Any]:
     """The cached snapshot, rebuilt from the database when it expired."""
     if settings.REDIS_URL:
-        cached = _redis().get(snapshot_key(review.pk))
+        cached = redis_client().get(snapshot_key(review.pk))
         if cached is not None:
             return json.loads(cached)
     return snapshot_refresh(review)
