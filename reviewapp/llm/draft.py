@@ -15,7 +15,12 @@ from reviewapp.llm.client import SDK_ERRORS, sdk_client, usage_from
 from reviewapp.llm.config import LLMSettings
 from reviewapp.llm.errors import LLMUnavailable, classify_error
 from reviewapp.llm.prompts import draft_user_message, passage_indexes, shared_tools, system_blocks
-from reviewapp.llm.schemas import DRAFT_SCHEMA, KEY_FACT_LISTS, KEY_FACT_TEXTS, validate
+from reviewapp.llm.schemas import (
+    DRAFT_VALIDATOR,
+    KEY_FACT_LISTS,
+    KEY_FACT_TEXTS,
+    schema_errors,
+)
 from reviewapp.llm.usage import CallUsage
 
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)\n\s*```", re.DOTALL)
@@ -156,7 +161,7 @@ def parse_draft(
         draft = json.loads(_json_part(text))
     except ValueError as exc:
         raise _bad_response(f"draft is not JSON: {exc}", usage) from exc
-    errors = validate(draft, DRAFT_SCHEMA)
+    errors = schema_errors(draft, DRAFT_VALIDATOR)
     if errors:
         raise _bad_response("draft does not match the schema: " + "; ".join(errors[:5]), usage)
     facts = draft["key_facts"]

@@ -1,4 +1,4 @@
-"""JSON schemas of the model's answers and a small validator for the subset they use.
+"""JSON schemas of the model's answers, and their validators (jsonschema, Draft 2020-12).
 
 The schemas are sent to the model (the verdict tool's ``input_schema``) and checked here
 again: the model's output is never trusted to match them.
@@ -7,6 +7,8 @@ again: the model's output is never trusted to match them.
 from __future__ import annotations
 
 from typing import Any
+
+from jsonschema import Draft202012Validator
 
 RISKS = ["low", "medium", "high", "critical"]
 OUTCOMES = ["CONFIRMED", "REJECTED", "NEEDS_HUMAN_REVIEW"]
@@ -80,53 +82,10 @@ DRAFT_SCHEMA: dict[str, Any] = {
     "required": ["summary", "key_facts", "issues"],
 }
 
-_TYPES: dict[str, Any] = {
-    "object": dict,
-    "array": list,
-    "string": str,
-    "boolean": bool,
-    "null": type(None),
-}
+VERDICTS_VALIDATOR = Draft202012Validator(VERDICTS_SCHEMA)
+DRAFT_VALIDATOR = Draft202012Validator(DRAFT_SCHEMA)
 
 
-def validate(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
-    """Errors of ``value`` against ``schema`` (type, enum, properties, required,
-    additionalProperties: false, items); an empty list means valid."""
-    types = schema.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else list(types)
-        if not any(_is_type(value, name) for name in names):
-            return [f"{path}: expected {' or '.join(names)}, got {type(value).__name__}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{path}: {value!r} is not one of {schema['enum']}"]
-    if isinstance(value, dict):
-        return _validate_object(value, schema, path)
-    if isinstance(value, list) and "items" in schema:
-        errors: list[str] = []
-        for position, item in enumerate(value):
-            errors += validate(item, schema["items"], f"{path}[{position}]")
-        return errors
-    return []
-
-
-def _validate_object(value: dict[str, Any], schema: dict[str, Any], path: str) -> list[str]:
-    properties = schema.get("properties", {})
-    errors = [
-        f"{path}: missing {name!r}" for name in schema.get("required", ()) if name not in value
-    ]
-    if schema.get("additionalProperties") is False:
-        errors += [f"{path}: unexpected {name!r}" for name in value if name not in properties]
-    for name, subschema in properties.items():
-        if name in value:
-            errors += validate(value[name], subschema, f"{path}.{name}")
-    return errors
-
-
-def _is_type(value: Any, name: str) -> bool:
-    if name == "integer":
-        return (isinstance(value, int) and not isinstance(value, bool)) or (
-            isinstance(value, float) and value.is_integer()
-        )
-    if name == "number":
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, _TYPES[name])
+def schema_errors(value: Any, validator: Draft202012Validator) -> list[str]:
+    """What is wrong with ``value``, one line per error with its JSON path; empty when valid."""
+    return [f"{error.json_path}: {error.message}" for error in validator.iter_errors(value)]

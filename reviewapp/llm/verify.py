@@ -16,7 +16,7 @@ from reviewapp.llm.client import SDK_ERRORS, sdk_client, usage_from
 from reviewapp.llm.config import LLMSettings
 from reviewapp.llm.errors import LLMUnavailable, classify_error
 from reviewapp.llm.prompts import shared_tools, system_blocks, verify_user_message
-from reviewapp.llm.schemas import RECORD_VERDICTS_TOOL, VERDICTS_SCHEMA, validate
+from reviewapp.llm.schemas import RECORD_VERDICTS_TOOL, VERDICTS_VALIDATOR, schema_errors
 from reviewapp.llm.usage import CallUsage
 
 NEEDS_HUMAN_REVIEW = "NEEDS_HUMAN_REVIEW"
@@ -109,7 +109,7 @@ def _tool_input(message: Any, usage: CallUsage) -> dict[str, Any]:
         detail = f"no record_verdicts call (stop_reason {message.stop_reason})"
         raise LLMUnavailable("bad_response", retryable=True, detail=detail).with_usage(usage)
     answer = calls[0].input
-    errors = validate(answer, VERDICTS_SCHEMA)
+    errors = schema_errors(answer, VERDICTS_VALIDATOR)
     if errors:
         detail = "tool input does not match the schema: " + "; ".join(errors[:5])
         raise LLMUnavailable("bad_response", retryable=True, detail=detail).with_usage(usage)
