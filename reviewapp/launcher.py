@@ -1,7 +1,8 @@
 """`make run`: the whole app on one machine (web, worker, beat, and Redis when none is given).
 
 Uses DATABASE_URL / REDIS_URL when set; otherwise SQLite under var/ and an embedded Redis
-server. Ctrl-C stops every process it started.
+server. A process that dies is started again after a growing pause (1, 2, 4 … 30 s; back to 1 s
+once it has stayed up a minute). Ctrl-C or SIGTERM stops every process it started.
 """
 
 from __future__ import annotations
@@ -11,12 +12,81 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from types import FrameType
 
-from reviewapp.embedded import start_redis
+from reviewapp.embedded import _die_with_parent, start_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("CLAUSEWISE_VAR_DIR", ROOT / "var"))
+FIRST_PAUSE_S = 1.0
+LONGEST_PAUSE_S = 30.0
+STEADY_AFTER_S = 60.0
+
+
+@dataclass
+class Child:
+    """One supervised process and its restart state."""
+
+    name: str
+    start: Callable[[], subprocess.Popen[bytes]]
+    process: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    failures: int = 0
+    restart_at: float | None = None
+
+    def launch(self) -> None:
+        self.process = self.start()
+        self.started_at = time.monotonic()
+        self.restart_at = None
+
+    def watch(self, now: float) -> None:
+        """Notice a death and schedule the restart; restart when its pause is over."""
+        if self.restart_at is not None:
+            if now >= self.restart_at:
+                self._relaunch(now)
+            return
+        assert self.process is not None
+        code = self.process.poll()
+        if code is not None:
+            if now - self.started_at >= STEADY_AFTER_S:
+                self.failures = 0
+            pause = self._pause()
+            print(
+                f"{self.name} (pid {self.process.pid}) died ({_how(code)}); "
+                f"restarting it in {pause:g} s.",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _pause(self) -> float:
+        pause = min(FIRST_PAUSE_S * 2**self.failures, LONGEST_PAUSE_S)
+        self.failures += 1
+        self.restart_at = time.monotonic() + pause
+        return pause
+
+    def _relaunch(self, now: float) -> None:
+        try:
+            self.launch()
+        except Exception as exc:  # e.g. Redis did not answer in time: try again later
+            self.started_at = now
+            print(
+                f"{self.name} did not start ({exc}); trying again in {self._pause():g} s.",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
+        assert self.process is not None
+        print(f"{self.name} restarted (pid {self.process.pid}).", file=sys.stderr, flush=True)
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit status {code}"
 
 
 def _manage(*args: str) -> None:
@@ -42,53 +112,90 @@ def _processes(host: str, port: str) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def _stop(children: dict[str, subprocess.Popen[bytes]]) -> None:
-    for child in children.values():
-        if child.poll() is None:
-            child.terminate()
-    deadline = time.monotonic() + 10
-    for child in children.values():
-        try:
-            child.wait(timeout=max(deadline - time.monotonic(), 0.1))
-        except subprocess.TimeoutExpired:
-            child.kill()
+def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+    # A process group of its own: the terminal's Ctrl-C reaches only the launcher, which then
+    # stops the children in order, instead of all of them at once with Redis first.
+    return subprocess.Popen(
+        command, cwd=ROOT, stdin=subprocess.DEVNULL, process_group=0, preexec_fn=_die_with_parent
+    )
+
+
+def _start_redis(port: int) -> subprocess.Popen[bytes]:
+    # Redis stays in the terminal's process group (start_redis starts it), so it starts with
+    # SIGINT blocked: it must outlive the processes that use it while they shut down, and is
+    # stopped last with SIGTERM.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process, os.environ["REDIS_URL"] = start_redis(VAR / "redis", port, persist=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    return process
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def main() -> int:
     VAR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
-    children: dict[str, subprocess.Popen[bytes]] = {}
-    if not os.environ.get("REDIS_URL"):
-        redis_port = int(os.environ.get("EMBEDDED_REDIS_PORT", "6390"))
-        children["redis"], os.environ["REDIS_URL"] = start_redis(
-            VAR / "redis", redis_port, persist=True
-        )
-        print(f"Embedded Redis at {os.environ['REDIS_URL']}", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # during start-up, the same as Ctrl-C
+    children: list[Child] = []
     try:
+        if not os.environ.get("REDIS_URL"):
+            redis = Child(
+                "redis", partial(_start_redis, int(os.environ.get("EMBEDDED_REDIS_PORT", "6390")))
+            )
+            children.append(redis)
+            redis.launch()
+            print(f"Embedded Redis at {os.environ['REDIS_URL']}", flush=True)
         _manage("migrate", "--noinput")
         _manage("seed_demo")
         host = os.environ.get("CLAUSEWISE_HOST", "127.0.0.1")
         port = os.environ.get("CLAUSEWISE_PORT", "8000")
         for name, command in _processes(host, port).items():
-            children[name] = subprocess.Popen(command, cwd=ROOT)
+            children.append(Child(name, partial(_spawn, command)))
+            children[-1].launch()
         print(f"Clausewise is running on http://{host}:{port}/  (Ctrl-C stops it)", flush=True)
-        return _supervise(children)
+        _supervise(children)
     except KeyboardInterrupt:
-        return 0
+        pass
     finally:
-        _stop({k: v for k, v in children.items() if k != "redis"})
-        _stop({k: v for k, v in children.items() if k == "redis"})
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut this short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _stop([child for child in children if child.name != "redis"])
+        _stop([child for child in children if child.name == "redis"])
+    return 0
 
 
-def _supervise(children: dict[str, subprocess.Popen[bytes]]) -> int:
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    while True:
-        for name, child in children.items():
-            code = child.poll()
-            if code is not None:
-                print(f"{name} exited with status {code}; stopping the rest.", file=sys.stderr)
-                return code or 1
+def _supervise(children: list[Child]) -> None:
+    """Watch the children until SIGINT or SIGTERM arrives."""
+    received: list[int] = []
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    while not received:
+        for child in children:
+            child.watch(time.monotonic())
         time.sleep(0.5)
+    print(f"{signal.Signals(received[0]).name}: stopping Clausewise.", flush=True)
+
+
+def _stop(children: list[Child]) -> None:
+    processes = [child.process for child in children if child.process is not None]
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + 10
+    for process in processes:
+        try:
+            process.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+"""`make run`'s launcher: a process that dies is restarted, and Ctrl-C stops everything cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from reviewapp.embedded import free_port
+from tests.processes import wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.worker
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
+            return json.load(response) == {"database": True, "redis": True}
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> dict[int, str]:
+    listing = subprocess.run(
+        ["ps", "--ppid", str(pid), "-o", "pid=,args="], capture_output=True, text=True
+    ).stdout
+    return {int(line.split(None, 1)[0]): line.split(None, 1)[1] for line in listing.splitlines()}
+
+
+def _child(pid: int, command: str) -> int | None:
+    found = [child for child, args in _children(pid).items() if command in args]
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
+def _descendants(pid: int) -> set[int]:
+    found = set()
+    for child in _children(pid):
+        found |= {child, *_descendants(child)}
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has finished
+
+
+def _launcher_env(var_dir: Path, web_port: int, redis_port: int) -> dict[str, str]:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("REDIS_URL", "DATABASE_URL", "DJANGO_SETTINGS_MODULE")
+    }
+    env.update(
+        CLAUSEWISE_VAR_DIR=str(var_dir),
+        CLAUSEWISE_HOST="127.0.0.1",
+        CLAUSEWISE_PORT=str(web_port),
+        EMBEDDED_REDIS_PORT=str(redis_port),
+        CELERY_CONCURRENCY="1",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_path):
+    web_port, redis_port = free_port(), free_port()
+    url = f"http://127.0.0.1:{web_port}"
+    log_path = tmp_path / "launcher.log"
+    with log_path.open("wb") as log:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "reviewapp.launcher"],
+            cwd=ROOT,
+            env=_launcher_env(tmp_path / "var", web_port, redis_port),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, like a terminal's foreground job
+        )
+    started: set[int] = set()
+    try:
+        assert wait_until(lambda: _healthy(url), timeout_s=90), log_path.read_text()[-3000:]
+        web = _child(launcher.pid, "uvicorn")
+        assert web is not None, _children(launcher.pid)
+        started = _descendants(launcher.pid)
+
+        os.kill(web, signal.SIGKILL)
+
+        restart_line = f"web (pid {web}) died (killed by SIGKILL); restarting it in 1 s."
+        assert wait_until(lambda: restart_line in log_path.read_text(), timeout_s=10)
+        assert wait_until(lambda: _healthy(url), timeout_s=20), log_path.read_text()[-3000:]
+        started |= _descendants(launcher.pid)
+
+        redis = _child(launcher.pid, "redis-server")
+        os.kill(redis, signal.SIGKILL)
+
+        assert wait_until(lambda: f"redis (pid {redis}) died" in log_path.read_text(), 10)
+        assert wait_until(lambda: _child(launcher.pid, "redis-server") not in (None, redis), 10)
+        assert wait_until(lambda: _healthy(url), timeout_s=20), log_path.read_text()[-3000:]
+        started |= _descendants(launcher.pid)
+
+        os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C sends to the terminal's job
+
+        assert launcher.wait(timeout=40) == 0
+        assert wait_until(lambda: not any(_alive(pid) for pid in started), timeout_s=10)
+        _, stopping = log_path.read_text().split("SIGINT: stopping Clausewise.\n")
+        assert not re.search(r"^Traceback", stopping, re.MULTILINE), stopping[-3000:]
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()
+        for pid in started | _descendants(launcher.pid):
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
