@@ -1,7 +1,7 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
 
@@ -14,3 +14,10 @@ app.autodiscover_tasks()
 def _preload_model_engine(**_kwargs: object) -> None:
     """Load the anthropic SDK once before the pool forks, not inside the first task."""
     import reviewapp.reviews.model_work  # noqa: F401
+
+
+@worker_ready.connect
+def _sweep_stalled_work(sender: object = None, **_kwargs: object) -> None:
+    """Work left behind by a worker that died is picked up when a worker starts, not a
+    beat interval later."""
+    app.send_task("reviewapp.reviews.tasks.sweep_stalled_work")

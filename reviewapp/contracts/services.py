@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.files import File
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -25,7 +26,7 @@ from reviewapp.contracts.extraction import (
     detect_kind,
     extract_file,
 )
-from reviewapp.contracts.models import Contract, DocumentStatus, Passage
+from reviewapp.contracts.models import WORKING_STATUSES, Contract, DocumentStatus, Passage
 from reviewapp.contracts.segmentation import segment
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.services import review_scan
@@ -104,8 +105,8 @@ def contract_upload(
             contract.save()
             audit_contract_upload(contract=contract)
             _publish_progress(contract)
-            if enqueue:
-                transaction.on_commit(lambda: _enqueue_ingest(contract.pk))
+            if enqueue:  # robust: once committed, nothing below may delete the stored file
+                transaction.on_commit(lambda: _enqueue_ingest(contract.pk), robust=True)
     except IntegrityError:
         contract.file.delete(save=False)
         return Contract.objects.get(matter=matter, sha256=sha256), False
@@ -115,10 +116,17 @@ def contract_upload(
     return contract, True
 
 
-def _enqueue_ingest(contract_id: int) -> None:
+def _enqueue_ingest(contract_id: int) -> bool:
+    """Queue the ingestion; with the broker down the contract stays QUEUED, its file kept, and
+    the sweeper (reviews.sweeper) queues it later: the upload itself has succeeded."""
     from reviewapp.contracts.tasks import ingest_contract
 
-    ingest_contract.delay(contract_id)
+    try:
+        ingest_contract.delay(contract_id)
+    except Exception:  # kombu/redis connection errors, OSError: whatever the broker raises
+        logger.warning("could not queue the ingestion of contract %s", contract_id, exc_info=True)
+        return False
+    return True
 
 
 def contract_retry_with_password(*, contract: Contract, password: str) -> Contract:
@@ -292,15 +300,50 @@ def _publish_progress(contract: Contract, **extra: Any) -> None:
     )
 
 
-def contracts_requeue_stalled(*, older_than_s: int) -> list[int]:
-    """Queue again documents whose ingestion has not moved for a while (a worker died)."""
+# Waiting for a worker: queued or ingesting, or ingested but never scanned.
+_UNFINISHED = Q(status__in=sorted(WORKING_STATUSES)) | Q(
+    status=DocumentStatus.INGESTED, review__isnull=True
+)
+
+
+def contracts_requeue_stalled(*, older_than_s: int, max_attempts: int | None = None) -> list[int]:
+    """Queue again documents that have not moved for a while (a worker died, the broker was
+    down, the scan never ran); returns their ids. Safe to run twice or concurrently.
+
+    A document already tried ``max_attempts`` times ends PARSE_FAILED instead.
+    """
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    stalled = list(
-        Contract.objects.filter(
-            status__in=[DocumentStatus.QUEUED, DocumentStatus.INGESTING], updated_at__lt=cutoff
-        ).values_list("pk", flat=True)
-    )
-    for contract_id in stalled:
-        Contract.objects.filter(pk=contract_id).update(updated_at=timezone.now())
-        _enqueue_ingest(contract_id)
-    return stalled
+    stalled = Contract.objects.filter(_UNFINISHED, updated_at__lt=cutoff)
+    requeued = []
+    for contract_id, status, attempts in stalled.values_list("pk", "status", "ingest_attempts"):
+        if max_attempts is not None and attempts >= max_attempts:
+            _fail_stalled(contract_id, cutoff, attempts)
+            continue
+        # An ingestion counts its own attempts when it claims the contract; a scan does not.
+        counted = {"ingest_attempts": F("ingest_attempts") + 1}
+        claimed = Contract.objects.filter(_UNFINISHED, pk=contract_id, updated_at__lt=cutoff)
+        now = timezone.now()
+        if claimed.update(updated_at=now, **(counted if status == DocumentStatus.INGESTED else {})):
+            _enqueue_ingest(contract_id)
+            requeued.append(contract_id)
+    return requeued
+
+
+def _fail_stalled(contract_id: int, cutoff: Any, attempts: int) -> None:
+    with transaction.atomic():
+        locked = (
+            Contract.objects.select_for_update(of=("self",))
+            .filter(_UNFINISHED, pk=contract_id, updated_at__lt=cutoff)
+            .first()
+        )
+        if locked is None:
+            return  # it moved on (or another sweep ended it) meanwhile
+        Passage.objects.filter(contract=locked).delete()
+        locked.status = locked.error_code = DocumentStatus.PARSE_FAILED
+        locked.error_message = f"This document could not be read after {attempts} attempts."
+        locked.progress = 100
+        locked.save(
+            update_fields=["status", "error_code", "error_message", "progress", "updated_at"]
+        )
+        _publish_progress(locked)
+    logger.warning("contract %s failed after %s attempts", contract_id, attempts)

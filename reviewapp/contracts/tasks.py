@@ -37,7 +37,12 @@ def ingest_contract(contract_id: int) -> str | None:
 
 @shared_task
 def requeue_stalled_ingestions() -> int:
-    return len(contracts_requeue_stalled(older_than_s=settings.INGEST_STALLED_AFTER_S))
+    """Contracts only, for messages queued before the beat entry became the whole sweep
+    (reviewapp.reviews.tasks.sweep_stalled_work)."""
+    stalled = contracts_requeue_stalled(
+        older_than_s=settings.SWEEP_STALLED_AFTER_S, max_attempts=settings.SWEEP_MAX_ATTEMPTS
+    )
+    return len(stalled)
 
 
 @shared_task(

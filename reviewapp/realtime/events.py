@@ -14,10 +14,16 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from reviewapp.realtime.models import Event
 
 logger = logging.getLogger(__name__)
+
+# Redis down or unreachable: the change is committed and the event stored, so the push is lost
+# and a client catches up by sequence number; the user is never answered an error for it.
+PUSH_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
 class EventMessage(TypedDict):
@@ -53,22 +59,29 @@ def event_message(event: Event) -> EventMessage:
 
 
 def event_publish(*, matter_id: int, type: str, payload: dict[str, Any]) -> Event:
+    """Store an event and push it to the matter's group once the transaction commits.
+
+    The push never fails the caller: a lost push is logged, and the client's catch-up read
+    (by sequence number) recovers it.
+    """
     event = Event.objects.create(matter_id=matter_id, type=type, payload=payload)
     message = event_message(event)
-    transaction.on_commit(lambda: _push(message))
+    transaction.on_commit(lambda: _push(message), robust=True)
     return event
 
 
 def _push(message: EventMessage) -> None:
     if not settings.REDIS_URL:
         return  # no channel layer (e.g. `manage.py review` without Redis): stored only
-    layer = get_channel_layer()
-    if layer is None:
-        return
     try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
         async_to_sync(layer.group_send)(
             matter_group(message["matter_id"]), {"type": "event.message", "event": message}
         )
+    except PUSH_ERRORS:
+        logger.warning("Redis unreachable: event %s stored, not pushed", message["seq"])
     except Exception:  # a lost push is recovered by the client's catch-up read
         logger.warning("could not push event %s", message["seq"], exc_info=True)
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from reviewapp.contracts.models import Passage, PassageState
@@ -141,6 +143,17 @@ def _by_severity(firings: Sequence[RuleFiring]) -> list[RuleFiring]:
     return sorted(firings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
 
 
+def draft_requeue(*, review_id: int) -> None:
+    """Queue a stalled draft again, now (the sweeper runs outside any transaction)."""
+    _enqueue(review_id, [], draft=True)
+
+
+def verifications_requeue(*, review: Review, verifications: Sequence[Verification]) -> None:
+    """Queue stalled checks again, now, in the same batches a scan would make."""
+    queued = [(v.pk, v.passage.index) for v in verifications]
+    _enqueue(review.pk, verification_batches(review, queued), draft=False)
+
+
 def _enqueue(review_id: int, batches: list[list[int]], *, draft: bool) -> None:
     from reviewapp.reviews.tasks import draft_review, verify_batch
 
@@ -265,7 +278,10 @@ def _verify_items(review: Review, compiled: Any, batch: list[Verification]) -> l
 def _verify_with_model(review: Review, compiled: Any, batch: list[Verification]) -> None:
     items = _verify_items(review, compiled, batch)
     config = llm_settings()
-    Verification.objects.filter(pk__in=[v.pk for v in batch]).update(attempts=1)
+    # At least one: the sweeper's count of re-queues (reviews.sweeper) is kept, not reset.
+    Verification.objects.filter(pk__in=[v.pk for v in batch]).update(
+        attempts=Greatest(F("attempts"), 1)
+    )
     with model_call_slot(review.contract.matter.organisation_id):
         try:
             prefix = review_prefix(review, items[0].passage_index)
@@ -278,15 +294,20 @@ def _verify_with_model(review: Review, compiled: Any, batch: list[Verification])
         _settle(review, verification, verdict, actor=config.model)
 
 
-def verifications_give_up(*, review_id: int, verification_ids: Sequence[int]) -> None:
+def verifications_give_up(
+    *,
+    review_id: int,
+    verification_ids: Sequence[int],
+    reason: str = LLM_UNAVAILABLE,
+    why: str = "The model could not be reached after every retry.",
+) -> None:
     """After the last retry: the passages go to a lawyer, never to CONFIRMED."""
     review = Review.objects.get(pk=review_id)
     queued = Verification.objects.filter(
         pk__in=verification_ids, status=VerificationStatus.QUEUED
     ).select_related("passage")
-    why = "The model could not be reached after every retry."
     for verification in queued:
-        verdict = _for_a_lawyer(verification, reason=LLM_UNAVAILABLE, risk="medium", why=why)
+        verdict = _for_a_lawyer(verification, reason=reason, risk="medium", why=why)
         _settle(review, verification, verdict, actor="system")
 
 

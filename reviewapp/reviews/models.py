@@ -130,6 +130,8 @@ class Draft(models.Model):
     flags = models.JSONField(default=list, blank=True)
     error = models.CharField(max_length=200, blank=True)
     ttft_ms = models.FloatField(null=True, blank=True)
+    # Times the sweeper queued it again after it stalled (reviews.sweeper).
+    attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -162,6 +164,8 @@ class Verification(models.Model):
     model = models.CharField(max_length=100, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the sweeper last queued it again (reviews.sweeper); null: only the first time.
+    requeued_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

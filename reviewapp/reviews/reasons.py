@@ -12,6 +12,7 @@ RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
 PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
 NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
 MODEL_RAISED = "MODEL_RAISED"
+WORK_STALLED = "WORK_STALLED"
 
 _LABELS = {
     RULE_REQUIRES_HUMAN: _("A rule that fired here always needs a lawyer."),
@@ -23,6 +24,7 @@ _LABELS = {
     MODEL_RAISED: _(
         "The model's draft raised this passage; a lawyer settles it, not the model that raised it."
     ),
+    WORK_STALLED: _("The check did not finish after several tries; a lawyer decides instead."),
 }
 
 

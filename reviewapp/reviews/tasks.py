@@ -13,11 +13,13 @@ from typing import Any
 
 from celery import Task, shared_task
 from django.conf import settings
+from django.db import OperationalError
 
 from reviewapp.llm import LLMUnavailable
 from reviewapp.reviews.drafting import draft_give_up, draft_run
 from reviewapp.reviews.model_work import verifications_give_up, verifications_run
 from reviewapp.reviews.slots import SlotsBusy
+from reviewapp.reviews.sweeper import stalled_work_sweep
 
 
 def backoff(attempt: int, retry_after: float | None) -> float:
@@ -62,3 +64,11 @@ def draft_review(self: Task, review_id: int) -> Any:
         lambda: draft_run(review_id=review_id).status,
         lambda kind: draft_give_up(review_id=review_id, error=kind),
     )
+
+
+@shared_task(
+    autoretry_for=(OperationalError,), retry_backoff=True, retry_jitter=True, max_retries=3
+)
+def sweep_stalled_work() -> int:
+    """Beat, every minute, and once at worker start: stalled work queued again or ended."""
+    return stalled_work_sweep().total

@@ -305,8 +305,8 @@ CELERY_TASK_ROUTES = {
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BEAT_SCHEDULE = {
-    "requeue-stalled-ingestions": {
-        "task": "reviewapp.contracts.tasks.requeue_stalled_ingestions",
+    "sweep-stalled-work": {  # contracts, drafts and verifications that stopped moving
+        "task": "reviewapp.reviews.tasks.sweep_stalled_work",
         "schedule": 60.0,
     },
     "escalate-overdue-queue-items": {
@@ -332,6 +332,9 @@ ROUTER_TRAINING_DATA = env_str(
     "ROUTER_TRAINING_DATA", str(BASE_DIR.parent / "shared" / "data" / "cuad")
 )
 INGEST_STALLED_AFTER_S = env_int("INGEST_STALLED_AFTER_S", CELERY_VISIBILITY_TIMEOUT, minimum=10)
+# Work not moved for this long is queued again; after SWEEP_MAX_ATTEMPTS tries it ends failed.
+SWEEP_STALLED_AFTER_S = env_int("SWEEP_STALLED_AFTER_S", INGEST_STALLED_AFTER_S, minimum=10)
+SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 3, minimum=1)
 
 # Engines: Claude when a key is set, else the offline engine (no language model).
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
