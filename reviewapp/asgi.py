@@ -1,4 +1,4 @@
-"""HTTP and websockets in one ASGI application (served by uvicorn or daphne)."""
+"""HTTP and websockets in one ASGI application (served by uvicorn)."""
 
 import json
 import os
