@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import Max
 from django.http import HttpRequest
 
@@ -7,7 +8,10 @@ from reviewapp.realtime.models import Event
 
 
 def last_event_seq(request: HttpRequest) -> dict[str, int]:
-    """The sequence number a page's live client resumes from."""
+    """The sequence number a page's live client resumes from, and how often it reads what it
+    may have missed while connected (a push lost while Redis was away)."""
+    catch_up_ms = int(settings.LIVE_CATCH_UP_S * 1000)
     if not request.user.is_authenticated:
-        return {"last_event_seq": 0}
-    return {"last_event_seq": Event.objects.aggregate(seq=Max("id"))["seq"] or 0}
+        return {"last_event_seq": 0, "live_catch_up_ms": catch_up_ms}
+    seq = Event.objects.aggregate(seq=Max("id"))["seq"] or 0
+    return {"last_event_seq": seq, "live_catch_up_ms": catch_up_ms}

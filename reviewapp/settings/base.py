@@ -159,6 +159,8 @@ REDIS_URL = env_str("REDIS_URL")
 # Redis pub/sub publishes a group message once and each server fans it out to its sockets, which
 # keeps a state change's arrival at 200 sockets well under 150 ms (benchmarks/bench_sockets.py).
 # It keeps no backlog, which is fine: events are stored and clients catch up after a reconnect.
+# Seconds between a connected page's reads of the events it may have missed (a lost push).
+LIVE_CATCH_UP_S = env_float("LIVE_CATCH_UP_S", 30.0, minimum=1.0)
 CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "pubsub", ("pubsub", "lists"))
 if CHANNEL_LAYER == "pubsub":
     CHANNEL_LAYERS = {

@@ -1,5 +1,6 @@
-// Live events: one websocket per page, reconnecting with backoff. After every (re)connect the
-// client reads /api/events/?after=<seq> so nothing pushed while it was away is lost.
+// Live events: one websocket per page, reconnecting with backoff. After every (re)connect, and
+// every data-catch-up-ms while connected, the client reads /api/events/?after=<seq>, so nothing
+// is lost: not while it was away, nor a push that never came (Redis away, the event stored).
 (function () {
   "use strict";
   const handlers = [];
@@ -8,6 +9,8 @@
   let socket = null;
   let attempt = 0;
   let heartbeat = null;
+  let catchUpTimer = null;
+  const catchUpMs = Math.max(1000, Number(document.body.dataset.catchUpMs || 30000));
   // Pushes that arrive while a catch-up read is running wait for it: delivered first, a newer
   // push would move lastSeq past the older events the read is about to return.
   let held = null;
@@ -55,6 +58,7 @@
       setState("connected");
       catchUp().catch(() => {});
       heartbeat = setInterval(() => socket.send(JSON.stringify({ type: "ping" })), 25000);
+      catchUpTimer = setInterval(() => catchUp().catch(() => {}), catchUpMs);
     };
     socket.onmessage = (message) => {
       const data = JSON.parse(message.data);
@@ -63,6 +67,7 @@
     };
     socket.onclose = (close) => {
       clearInterval(heartbeat);
+      clearInterval(catchUpTimer);
       setState("disconnected");
       if (close.code === 4401) return; // signed out: do not hammer the server
       const delay = Math.min(30000, 500 * 2 ** attempt) * (0.5 + Math.random() / 2);
