@@ -31,7 +31,7 @@ def _healthy(url: str) -> bool:
 
 def _children(pid: int) -> dict[int, str]:
     listing = subprocess.run(
-        ["ps", "--ppid", str(pid), "-o", "pid=,args="], capture_output=True, text=True
+        ["ps", "-ww", "--ppid", str(pid), "-o", "pid=,args="], capture_output=True, text=True
     ).stdout
     return {int(line.split(None, 1)[0]): line.split(None, 1)[1] for line in listing.splitlines()}
 
