@@ -19,7 +19,7 @@ from reviewapp.contracts.models import Passage
 from reviewapp.rules.engine import SimplePassage, scan
 from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, is_router_rule
 from reviewapp.rules.models import PlaybookVersion
-from reviewapp.rules.router.features import PassageView
+from reviewapp.rules.router.features import PassageView, passage_view
 from reviewapp.rules.router.flags import merge_hits, router_hits
 from reviewapp.rules.router.model import RouterModel
 from reviewapp.rules.router.training import Example
@@ -100,23 +100,20 @@ def _views(keys: set[tuple[int, int]]) -> dict[tuple[int, int], PassageView]:
         wanted[contract_id] |= {index - 1, index, index + 1}
     views = {}
     for contract_id, indices in wanted.items():
-        texts = dict(
+        rows = list(
             Passage.objects.filter(contract_id=contract_id, index__in=indices).values_list(
-                "index", "text"
+                "index", "text", "heading"
             )
         )
-        headings = dict(
-            Passage.objects.filter(contract_id=contract_id, index__in=indices).values_list(
-                "index", "heading"
-            )
-        )
+        texts = {index: text for index, text, _ in rows}
+        headings = {index: heading for index, _, heading in rows}
         for index in indices:
             if (contract_id, index) in keys:
-                views[(contract_id, index)] = PassageView(
-                    text=texts.get(index, ""),
-                    heading=headings.get(index, ""),
-                    previous=texts.get(index - 1, "")[-300:],
-                    following=texts.get(index + 1, "")[:300],
+                views[(contract_id, index)] = passage_view(
+                    texts.get(index, ""),
+                    headings.get(index, ""),
+                    texts.get(index - 1, ""),
+                    texts.get(index + 1, ""),
                 )
     return views
 

@@ -55,19 +55,27 @@ class PassageView:
     following: str = ""
 
 
+def passage_view(text: str, heading: str, previous: str, following: str) -> PassageView:
+    """A passage with as much of its neighbours as the router reads."""
+    return PassageView(
+        text=text,
+        heading=heading,
+        previous=previous[-_NEIGHBOUR_CHARS:],
+        following=following[:_NEIGHBOUR_CHARS],
+    )
+
+
 def views(texts: Sequence[str], headings: Sequence[str]) -> list[PassageView]:
     """Views of a document's passages in order (neighbours come from the same list)."""
-    result = []
-    for i, text in enumerate(texts):
-        result.append(
-            PassageView(
-                text=text,
-                heading=headings[i],
-                previous=texts[i - 1][-_NEIGHBOUR_CHARS:] if i else "",
-                following=texts[i + 1][:_NEIGHBOUR_CHARS] if i + 1 < len(texts) else "",
-            )
+    return [
+        passage_view(
+            text,
+            headings[i],
+            texts[i - 1] if i else "",
+            texts[i + 1] if i + 1 < len(texts) else "",
         )
-    return result
+        for i, text in enumerate(texts)
+    ]
 
 
 def tokens(view: PassageView) -> list[str]:
