@@ -30,7 +30,9 @@ def _analyse(item: PassageView | list[str]) -> list[str]:
     return item if isinstance(item, list) else tokens(item)
 
 
+@lru_cache(maxsize=1)
 def hasher() -> Any:
+    """The one feature hasher (stateless: built once per process)."""
     from sklearn.feature_extraction.text import HashingVectorizer  # ~1 s: only where scored
 
     return HashingVectorizer(
