@@ -4,6 +4,10 @@ A text cell that a spreadsheet would evaluate gets a leading single quote. Sprea
 white space before a formula (a space, a tab, a line break, a no-break or ideographic space)
 and some accept the full-width forms of the signs (＝ ＋ － ＠), so those count too. Numbers stay
 numbers.
+
+Written here rather than taken from defusedcsv (3.0): that library checks only the first
+character (= + - @ | %), so a formula after leading spaces, a tab or line break, or with a
+full-width sign gets through; a guard this small is easier to keep complete than to wrap.
 """
 
 from __future__ import annotations
