@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db.models import QuerySet
+
 from reviewapp.contracts.models import Passage
 from reviewapp.rules.engine import SimplePassage, scan
 from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, is_router_rule
@@ -39,14 +41,13 @@ class DecisionLabel:
 
 def decision_labels(*, organisation_id: int, since: datetime | None = None) -> list[DecisionLabel]:
     """The organisation's decided items as labels, oldest first."""
-    decided = Passage.objects.filter(
-        queue_items__status="DONE", queue_items__matter__organisation_id=organisation_id
+    rows = (
+        _decided(organisation_id, since)
+        .values_list(
+            "id", "contract_id", "index", "queue_items__decision", "queue_items__decided_at"
+        )
+        .order_by("queue_items__decided_at", "id")
     )
-    if since is not None:
-        decided = decided.filter(queue_items__decided_at__gt=since)
-    rows = decided.values_list(
-        "id", "contract_id", "index", "queue_items__decision", "queue_items__decided_at"
-    ).order_by("queue_items__decided_at", "id")
     latest = {
         pid: (cid, index, decision, at) for pid, cid, index, decision, at in rows if at is not None
     }
@@ -67,6 +68,20 @@ def decision_labels(*, organisation_id: int, since: datetime | None = None) -> l
                 )
             )
     return sorted(labels, key=lambda label: (label.decided_at, label.passage_id))
+
+
+def decided_since(*, organisation_id: int, since: datetime | None) -> bool:
+    """Whether a lawyer of the organisation decided an item after ``since`` (one query)."""
+    return _decided(organisation_id, since).exists()
+
+
+def _decided(organisation_id: int, since: datetime | None) -> QuerySet[Passage]:
+    decided = Passage.objects.filter(
+        queue_items__status="DONE", queue_items__matter__organisation_id=organisation_id
+    )
+    if since is not None:
+        decided = decided.filter(queue_items__decided_at__gt=since)
+    return decided
 
 
 def _routing_categories(passage_ids: list[int]) -> dict[int, set[str]]:

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from reviewapp.accounts.models import Organisation
 from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.decision_labels import decision_labels, label_examples
+from reviewapp.rules.decision_labels import decided_since, decision_labels, label_examples
 from reviewapp.rules.detect import detect_contract_type
 from reviewapp.rules.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
 from reviewapp.rules.evaluation import load_documents
@@ -169,18 +169,22 @@ def _base_folder() -> Path:
     return folder
 
 
-def organisations_due_for_retraining() -> list[int]:
-    """Organisations with decisions newer than their newest router version (or none yet)."""
+def organisations_due_for_retraining(*, only: int | None = None) -> list[int]:
+    """Organisations (or just ``only``) with decisions newer than their newest router version,
+    or with decisions and no version yet."""
+    organisations = Organisation.objects.all()
+    if only is not None:
+        organisations = organisations.filter(pk=only)
     due = []
-    for organisation in Organisation.objects.all():
+    for organisation_id in organisations.values_list("pk", flat=True):
         latest = (
-            RouterVersion.objects.filter(organisation=organisation)
+            RouterVersion.objects.filter(organisation_id=organisation_id)
             .order_by("-created_at")
             .values_list("created_at", flat=True)
             .first()
         )
-        if decision_labels(organisation_id=organisation.pk, since=latest):
-            due.append(organisation.pk)
+        if decided_since(organisation_id=organisation_id, since=latest):
+            due.append(organisation_id)
     return due
 
 

@@ -26,7 +26,7 @@ def retrain_routers() -> list[int]:
 
 @shared_task(soft_time_limit=3600, time_limit=3700, acks_late=True)
 def retrain_router(organisation_id: int) -> int | None:
-    if organisation_id not in organisations_due_for_retraining():
+    if not organisations_due_for_retraining(only=organisation_id):
         return None  # a second delivery, or nothing new since the last version
     organisation = Organisation.objects.get(pk=organisation_id)
     try:
