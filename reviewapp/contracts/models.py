@@ -32,6 +32,45 @@ FAILED_STATUSES = frozenset(
 WORKING_STATUSES = frozenset({DocumentStatus.QUEUED, DocumentStatus.INGESTING})
 
 
+class IntakeStatus(models.TextChoices):
+    RECEIVING = "RECEIVING", _("Receiving")
+    RECEIVED = "RECEIVED", _("Received")
+    REFUSED = "REFUSED", _("Refused")
+
+
+class IntakeBatch(models.Model):
+    """One bulk upload (a zip, a dropped folder, several files): its documents are its
+    ``contracts``; entries that never became a contract are kept in ``failures``."""
+
+    matter = models.ForeignKey(Matter, on_delete=models.CASCADE, related_name="intake_batches")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    name = models.CharField(max_length=255)
+    source = models.CharField(max_length=16, blank=True)  # "zip", "folder" or "files"
+    status = models.CharField(
+        max_length=16, choices=IntakeStatus.choices, default=IntakeStatus.RECEIVING
+    )
+    # The number of documents announced (a browser's manifest) or found in the zip.
+    total = models.PositiveIntegerField(default=0)
+    # Announced by the browser and not yet received: [{"name", "path"}].
+    expected = models.JSONField(default=list, blank=True)
+    # Entries refused before they became a contract: [{"name", "path", "code", "message"}].
+    failures = models.JSONField(default=list, blank=True)
+    error_code = models.CharField(max_length=32, blank=True)
+    error_message = models.TextField(blank=True)
+    # Send the model review of this batch through the Message Batches API (Claude engine only).
+    use_model_batch = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 def stored_file_name(instance: Contract, filename: str) -> str:
     # Never reuse the uploader's name on disk: it may contain anything.
     return f"contracts/{instance.matter_id}/{uuid.uuid4().hex}"
@@ -64,6 +103,13 @@ class Contract(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
+    intake_batch = models.ForeignKey(
+        IntakeBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="contracts"
+    )
+    # Where the document sat in the uploaded folder or zip ("Leases/2019/"), without its name.
+    folder_path = models.CharField(max_length=500, blank=True)
+    # Pages whose text was read from the image by OCR (0: the PDF had a text layer).
+    ocr_pages = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -100,6 +146,8 @@ class Passage(models.Model):
     number = models.CharField(max_length=64, blank=True)
     heading = models.CharField(max_length=300, blank=True)
     is_heading = models.BooleanField(default=False)
+    # Read by OCR from a page image: its words may be misread.
+    from_ocr = models.BooleanField(default=False)
     text = models.TextField()
     # Null until the trigger scan has run on the passage.
     state = models.CharField(  # noqa: DJ001 - null and '' would both mean "not scanned"
