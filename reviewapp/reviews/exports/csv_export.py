@@ -1,4 +1,8 @@
-"""The CSV export: one row per issue, with a header row.
+"""The CSV export: one row per issue (a passage and a category), with a header row.
+
+`rule_id` is the rule that routed the passage for the category, `rule_ids` every rule of the
+category that fired on it; `rationale` is the category's own. Cells quoting the contract are
+printed with `export_text` (no PDF line breaks or runs of spaces); people's notes as written.
 
 Encoded as UTF-8 with a byte-order mark so that Excel opens Chinese text correctly. Cells go
 through the app's one formula guard (``reviewapp.csv_safety``).
@@ -9,7 +13,7 @@ from __future__ import annotations
 import io
 
 from reviewapp.csv_safety import SafeWriter
-from reviewapp.reviews.exports.model import Issue, ReviewExport
+from reviewapp.reviews.exports.model import Issue, ReviewExport, export_text
 
 CONTENT_TYPE = "text/csv; charset=utf-8"
 
@@ -24,6 +28,7 @@ COLUMNS = [
     "state",
     "category",
     "rule_id",
+    "rule_ids",
     "severity",
     "action",
     "question",
@@ -66,15 +71,16 @@ def _row(export: ReviewExport, issue: Issue) -> list[object]:
         passage.state,
         issue.category,
         issue.rule_id,
+        " ".join(issue.rule_ids),
         issue.severity,
         issue.action,
         issue.question,
-        " … ".join(match.text for match in issue.matches),
+        export_text(" … ".join(match.text for match in issue.matches)),
         verification.outcome if verification else "",
         verification.reason if verification else "",
         verification.verified_by if verification else "",
-        verification.rationale if verification else "",
-        verification.quote if verification else "",
+        export_text(issue.rationale),
+        export_text(verification.quote) if verification else "",
         verification.redline if verification else "",
         verification.question if verification else "",
         lawyer.status if lawyer else "",
@@ -82,5 +88,5 @@ def _row(export: ReviewExport, issue: Issue) -> list[object]:
         lawyer.decided_by if lawyer else "",
         lawyer.decided_at.isoformat() if lawyer and lawyer.decided_at else "",
         lawyer.note if lawyer else "",
-        passage.text,
+        export_text(passage.text),
     ]

@@ -1,5 +1,6 @@
-"""The Word review memo: summary, key facts, an issue table, and every issue as a Word comment
-anchored on the text of the clause it concerns (section "Flagged clauses")."""
+"""The Word review memo: summary, key facts, an issue table, and every issue (a passage and a
+category) as one Word comment anchored on the text of the clause it concerns (section "Flagged
+clauses"). Clause text is printed with `export_text`: no PDF line breaks or runs of spaces."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from reviewapp.reviews.exports.model import (
     Issue,
     PassagePart,
     ReviewExport,
+    export_text,
     lawyer_label,
     verification_label,
 )
@@ -137,11 +139,11 @@ def _issue_row(issue: Issue) -> list[str]:
     verification = issue.verification
     outcome = verification_label(verification)
     if verification and verification.outcome:
-        outcome += f" — {verification.verified_by}. {verification.rationale}".rstrip()
+        outcome += f" — {verification.verified_by}. {export_text(issue.rationale)}".rstrip()
     return [
         _passage_label(issue.passage),
         issue.category,
-        issue.rule_id,
+        ", ".join(issue.rule_ids),
         issue.severity,
         issue.passage.state,
         outcome,
@@ -171,7 +173,7 @@ def _flagged_clauses(document: DocumentObject, export: ReviewExport) -> None:
         # A bold line rather than a heading style: a style lookup per clause costs seconds
         # on a contract with hundreds of flagged clauses.
         document.add_paragraph().add_run(xml_safe(_passage_title(passage))).bold = True
-        run = document.add_paragraph().add_run(xml_safe(passage.text))
+        run = document.add_paragraph().add_run(xml_safe(export_text(passage.text)))
         for issue in export.issues_of(passage):
             _comment(document, run, issue)
 
@@ -185,7 +187,7 @@ def _comment(document: DocumentObject, run: Run, issue: Issue) -> None:
 
 def _comment_lines(issue: Issue) -> list[str]:
     verification = issue.verification
-    lines = [f"{issue.rule_id} — {issue.category} ({issue.severity})"]
+    lines = [f"{', '.join(issue.rule_ids)} — {issue.category} ({issue.severity})"]
     if issue.question:
         lines.append(_("Question: %(q)s") % {"q": issue.question})
     if verification is None:
@@ -195,8 +197,8 @@ def _comment_lines(issue: Issue) -> list[str]:
             _("Outcome: %(o)s — %(by)s")
             % {"o": verification_label(verification), "by": verification.verified_by}
         )
-        if verification.rationale:
-            lines.append(_("Rationale: %(r)s") % {"r": verification.rationale})
+        if issue.rationale:
+            lines.append(_("Rationale: %(r)s") % {"r": export_text(issue.rationale)})
         if verification.redline:
             lines.append(_("Suggested redline: %(r)s") % {"r": verification.redline})
         if verification.question:

@@ -1,12 +1,18 @@
 """One read-only model of a review that every export format renders.
 
 Built by `review_export_model` in a fixed number of queries, whatever the size of the review.
-An *issue* is one rule that fired on one passage; a passage several rules fired on carries
-several issues, which share the passage's state, verification and lawyer decision.
+An *issue* is one category flagged on one passage, whichever of the category's rules fired
+(its `.terms`, `.heading` and `.context` rules make one issue); a passage flagged for several
+categories carries several issues, which share the passage's state, verification and lawyer
+decision, each with its own rationale.
+
+Text that comes from a PDF keeps the extractor's line breaks and runs of spaces; `export_text`
+is how every renderer that lays text out for a reader (CSV cells, Word) prints it.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +24,12 @@ from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.models import Engine, ReviewStatus
 
 UNSET = "—"
+_WHITESPACE = re.compile(r"\s+")
+
+
+def export_text(text: str) -> str:
+    """Runs of white space (line breaks of a PDF text layer, padding) as one space."""
+    return _WHITESPACE.sub(" ", text).strip()
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,8 @@ class PassagePart:
 @dataclass(frozen=True)
 class Issue:
     passage: PassagePart
-    rule_id: str
+    rule_id: str  # the rule that routed the passage for this category
+    rule_ids: tuple[str, ...]  # every rule of the category that fired on the passage
     category: str
     severity: str
     action: str
@@ -83,6 +96,7 @@ class Issue:
     matches: tuple[Match, ...]
     verification: VerificationPart | None
     lawyer: LawyerPart | None
+    rationale: str = ""  # this category's own, not the passage's other categories'
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections import defaultdict
 from django.db.models import Count
 
 from reviewapp.contracts.models import Passage
+from reviewapp.contracts.normalise import normalise
 from reviewapp.queue.models import QueueItem
 from reviewapp.reviews.exports.model import (
     DraftPart,
@@ -17,7 +18,10 @@ from reviewapp.reviews.exports.model import (
     ReviewExport,
     VerificationPart,
 )
-from reviewapp.reviews.models import Draft, ModelCall, Review, RuleFiring, Verification
+from reviewapp.reviews.model_work import _offline as offline_verdict_of  # the engine's own verdict
+from reviewapp.reviews.models import Draft, Engine, ModelCall, Review, RuleFiring, Verification
+from reviewapp.rules.engine.compiler import CompiledPlaybook
+from reviewapp.rules.engine.model import SEVERITIES
 from reviewapp.rules.services import playbook_compiled
 
 
@@ -79,6 +83,8 @@ def _draft(review: Review) -> DraftPart | None:
 
 
 def _issues(review: Review) -> list[Issue]:
+    """One issue per passage and category: the rules of one category that fired on a passage
+    (its `.terms`, `.heading` and `.context` rules) are one issue, not one each."""
     text = review.contract.text
     firings = (
         RuleFiring.objects.filter(review=review)
@@ -87,33 +93,72 @@ def _issues(review: Review) -> list[Issue]:
     )
     grouped: dict[tuple[int, str], list[RuleFiring]] = defaultdict(list)
     for firing in firings:
-        grouped[(firing.passage_id, firing.rule_id)].append(firing)
-    verifications = {
-        v.passage_id: _verification(v) for v in Verification.objects.filter(review=review)
-    }
+        grouped[(firing.passage_id, firing.category)].append(firing)
+    lead_categories = _lead_categories(grouped)
+    verifications = {v.passage_id: v for v in Verification.objects.filter(review=review)}
     lawyers = _lawyers(review)
     compiled = playbook_compiled(review.playbook_version)
     issues = []
-    for (passage_id, rule_id), fired in grouped.items():
-        first = fired[0]
-        rule = compiled.rules[compiled.by_id[rule_id]].rule if rule_id in compiled.by_id else None
+    for (passage_id, category), fired in grouped.items():
+        verification = verifications.get(passage_id)
+        rule_ids = tuple(dict.fromkeys(f.rule_id for f in fired))
+        lead = _lead_rule(compiled, rule_ids)
+        rule = compiled.rules[compiled.by_id[lead]].rule if lead in compiled.by_id else None
+        own = issue_rationale(
+            compiled,
+            verification=verification,
+            passage=fired[0].passage,
+            category=category,
+            rule_ids=rule_ids,
+            verified_category=lead_categories.get((passage_id, _verified_rule(verification))),
+        )
         issues.append(
             Issue(
-                passage=_passage(first.passage),
-                rule_id=rule_id,
-                category=first.category,
-                severity=first.severity,
-                action=first.action,
+                passage=_passage(fired[0].passage),
+                rule_id=lead,
+                rule_ids=rule_ids,
+                category=category,
+                severity=max((f.severity for f in fired), key=_severity_rank),
+                action=next(f.action for f in fired if f.rule_id == lead),
                 question=rule.question if rule else "",
-                matches=tuple(
-                    Match(f.match_start, f.match_end, text[f.match_start : f.match_end])
-                    for f in fired
-                ),
-                verification=verifications.get(passage_id),
+                matches=tuple(_match(f, text) for f in fired),
+                verification=_verification(verification) if verification else None,
                 lawyer=lawyers.get(passage_id),
+                rationale=own,
             )
         )
     return issues
+
+
+def _lead_rule(compiled: CompiledPlaybook, rule_ids: tuple[str, ...]) -> str:
+    """The rule that routed the passage for this category (a secondary `.context` rule only
+    adds a question to a passage another rule routed)."""
+    return next((r for r in rule_ids if compiled.routes(r)), rule_ids[0])
+
+
+def _lead_categories(
+    grouped: dict[tuple[int, str], list[RuleFiring]],
+) -> dict[tuple[int, str], str]:
+    """(passage, rule id) -> category, to know which category a verification answered."""
+    return {(f.passage_id, f.rule_id): f.category for fired in grouped.values() for f in fired}
+
+
+def _verified_rule(verification: Verification | None) -> str:
+    return verification.rule_ids[0] if verification and verification.rule_ids else ""
+
+
+def _severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity) if severity in SEVERITIES else -1
+
+
+def _match(firing: RuleFiring, text: str) -> Match:
+    """The matched words as the passage shows them (normalised text), else as extracted."""
+    passage = firing.passage
+    if firing.text_start is not None and firing.text_end is not None:
+        words = passage.text[firing.text_start : firing.text_end]
+    else:
+        words = normalise(text[firing.match_start : firing.match_end]).text
+    return Match(firing.match_start, firing.match_end, words)
 
 
 def _passage(passage: Passage) -> PassagePart:
@@ -164,3 +209,34 @@ def _lawyers(review: Review) -> dict[int, LawyerPart]:
         )
         for item in items
     }
+
+
+def issue_rationale(
+    compiled: CompiledPlaybook,
+    *,
+    verification: Verification | None,
+    passage: Passage,
+    category: str,
+    rule_ids: tuple[str, ...],
+    verified_category: str | None,
+) -> str:
+    """Why this category stands as it does on this passage.
+
+    A passage is verified once, and the verifier's rationale answers the question of the rule
+    that routed it, which may belong to another category. The offline engine's verdict is
+    deterministic, so each category gets the verdict of its own rules; a model's rationale is
+    kept for the category it answered, and the others say so and give their own question.
+    """
+    if verification is None or not verification.outcome:
+        return ""
+    if verification.model in ("rule", "system"):
+        return verification.rationale  # the same reason holds for every category
+    known = [rule_id for rule_id in rule_ids if rule_id in compiled.by_id]
+    if verification.engine == Engine.OFFLINE and known:
+        own = Verification(passage=passage, rule_ids=known)
+        return offline_verdict_of(compiled, own).rationale
+    if verified_category in (None, category):
+        return verification.rationale
+    question = compiled.compiled_rule(known[0]).rule.question if known else ""
+    answered = f"Not verified on its own: the verifier answered the {verified_category} question."
+    return f"{answered} {question}".strip()
