@@ -3,7 +3,6 @@ from __future__ import annotations
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import OperationalError
 from django.utils.translation import gettext_noop as N_
 
 from reviewapp.contracts.deletion import contracts_delete_expired
@@ -13,18 +12,12 @@ from reviewapp.contracts.services import (
     contract_ingest_failed,
     contracts_requeue_stalled,
 )
+from reviewapp.retries import INFRASTRUCTURE_RETRY
 
 TOO_SLOW = N_("Reading this document took longer than the time allowed; it may be damaged.")
 
 
-@shared_task(
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError,),
-    retry_backoff=True,
-    retry_jitter=True,
-    max_retries=5,
-)
+@shared_task(acks_late=True, reject_on_worker_lost=True, **INFRASTRUCTURE_RETRY)
 def ingest_contract(contract_id: int) -> str | None:
     try:
         contract = contract_ingest(contract_id=contract_id)
@@ -35,7 +28,7 @@ def ingest_contract(contract_id: int) -> str | None:
     return contract.status if contract else None
 
 
-@shared_task
+@shared_task(**INFRASTRUCTURE_RETRY)
 def requeue_stalled_ingestions() -> int:
     """Contracts only, for messages queued before the beat entry became the whole sweep
     (reviewapp.reviews.tasks.sweep_stalled_work)."""
@@ -45,9 +38,7 @@ def requeue_stalled_ingestions() -> int:
     return len(stalled)
 
 
-@shared_task(
-    autoretry_for=(OperationalError,), retry_backoff=True, retry_jitter=True, max_retries=5
-)
+@shared_task(**INFRASTRUCTURE_RETRY)
 def delete_expired_contracts() -> int:
     """Beat, daily by default: contracts past their matter's retention period are deleted."""
     return len(contracts_delete_expired())

@@ -11,6 +11,7 @@ import anthropic
 import httpx2  # the SDK's HTTP layer: stream reads raise its errors unwrapped
 
 from reviewapp.llm.usage import CallUsage
+from reviewapp.retries import MaybeRetryable
 
 KINDS = (
     "rate_limited",
@@ -24,7 +25,7 @@ KINDS = (
 )
 
 
-class LLMUnavailable(Exception):
+class LLMUnavailable(MaybeRetryable):
     """The model gave no usable answer. ``retryable`` says whether asking again may help.
 
     Kinds: rate_limited, overloaded, server_error, timeout, connection, stream_interrupted

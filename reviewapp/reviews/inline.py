@@ -1,14 +1,11 @@
-"""Model work run in the calling process (`manage.py review`), with the tasks' retry policy."""
+"""Model work run in the calling process (`manage.py review`), with the tasks' retry policy
+(reviewapp.retries)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
-from django.conf import settings
 from django.db import transaction
 
-from reviewapp.llm import LLMUnavailable
+from reviewapp.retries import run_in_process
 from reviewapp.reviews.drafting import draft_give_up, draft_run
 from reviewapp.reviews.model_work import (
     verification_batches,
@@ -22,15 +19,15 @@ from reviewapp.reviews.models import (
     Verification,
     VerificationStatus,
 )
-from reviewapp.reviews.slots import SlotsBusy
-from reviewapp.reviews.tasks import backoff
 
 
 def review_model_work_run(*, review_id: int) -> None:
     """Draft the review and settle every queued verification, retries included."""
-    _retrying(
+    run_in_process(
         lambda: draft_run(review_id=review_id),
-        give_up=lambda error: draft_give_up(review_id=review_id, error=error.kind),
+        give_up=lambda error: draft_give_up(
+            review_id=review_id, error=getattr(error, "kind", type(error).__name__)
+        ),
     )
     queued = Verification.objects.filter(review_id=review_id, status=VerificationStatus.QUEUED)
     pairs = list(queued.order_by("passage__index").values_list("pk", "passage__index"))
@@ -39,28 +36,10 @@ def review_model_work_run(*, review_id: int) -> None:
 
 
 def _verify_batch(review_id: int, batch: list[int]) -> None:
-    def give_up(_error: LLMUnavailable) -> None:
-        verifications_give_up(review_id=review_id, verification_ids=batch)
-
-    _retrying(
-        lambda: verifications_run(review_id=review_id, verification_ids=batch), give_up=give_up
+    run_in_process(
+        lambda: verifications_run(review_id=review_id, verification_ids=batch),
+        give_up=lambda _error: verifications_give_up(review_id=review_id, verification_ids=batch),
     )
-
-
-def _retrying(run: Callable[[], object], *, give_up: Callable[[LLMUnavailable], None]) -> None:
-    attempt = 0
-    while True:
-        try:
-            run()
-            return
-        except SlotsBusy:
-            time.sleep(0.2)
-        except LLMUnavailable as error:
-            if not error.retryable or attempt >= settings.LLM_TASK_RETRIES:
-                give_up(error)
-                return
-            time.sleep(backoff(attempt, error.retry_after_s))
-            attempt += 1
 
 
 def review_use_engine(*, review_id: int, engine: str) -> Review:

@@ -10,11 +10,12 @@ from contextlib import contextmanager
 from django.conf import settings
 
 from reviewapp.redis_pool import redis_client
+from reviewapp.retries import RetrySoon
 
 SLOT_TTL_S = 600  # a worker that dies holding a slot gives it back after this long
 
 
-class SlotsBusy(Exception):
+class SlotsBusy(RetrySoon):
     """Every model-call slot of the organisation is taken; try again shortly."""
 
 

@@ -5,6 +5,7 @@ import logging
 from celery import shared_task
 
 from reviewapp.accounts.models import Organisation
+from reviewapp.retries import INFRASTRUCTURE_RETRY
 from reviewapp.rules.router_training import (
     RouterTrainingError,
     organisations_due_for_retraining,
@@ -14,7 +15,7 @@ from reviewapp.rules.router_training import (
 logger = logging.getLogger(__name__)
 
 
-@shared_task
+@shared_task(**INFRASTRUCTURE_RETRY)
 def retrain_routers() -> list[int]:
     """Weekly: a new router version for each organisation with new decisions (inactive until an
     admin activates it after reading its figures)."""
@@ -24,7 +25,7 @@ def retrain_routers() -> list[int]:
     return due
 
 
-@shared_task(soft_time_limit=3600, time_limit=3700, acks_late=True)
+@shared_task(soft_time_limit=3600, time_limit=3700, acks_late=True, **INFRASTRUCTURE_RETRY)
 def retrain_router(organisation_id: int) -> int | None:
     if not organisations_due_for_retraining(only=organisation_id):
         return None  # a second delivery, or nothing new since the last version
