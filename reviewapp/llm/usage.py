@@ -18,3 +18,4 @@ class CallUsage:
     model: str = ""
     outcome: str = "ok"  # "ok" | "error:<kind>"
     request_id: str | None = None
+    batch: bool = False  # answered through the Message Batches API (billed at the batch rate)

@@ -18,6 +18,9 @@ together with the model; the longest prefix seen before is billed as
 enters the hash of breakpoints inside messages (changing it keeps tools and system cached).
 Prefixes shorter than ``min_cache_tokens`` (default 0; the real API's minimum is 1024 or more)
 are not cached. The cache never expires (call ``reset()``). Failed requests are not billed.
+
+The Message Batches endpoints (create, retrieve, results as JSONL, cancel; background processing
+and per-request faults) are in ``tests/fakes/message_batches.py``, reached as ``server.batches``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.message_batches import BatchStore, route
 
 WITHHELD = "[withheld: text addressed to an AI]"
 MAX_CACHE_BREAKPOINTS = 4
@@ -471,6 +476,7 @@ class FakeMessagesServer:
         self._lock = threading.Lock()
         self._counter = itertools.count(1)
         self.stopping = threading.Event()
+        self.batches = BatchStore(self)  # the Message Batches endpoints (message_batches.py)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.fake = self  # type: ignore[attr-defined]
@@ -489,6 +495,7 @@ class FakeMessagesServer:
 
     def stop(self) -> None:
         self.stopping.set()
+        self.batches.stop()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -498,10 +505,15 @@ class FakeMessagesServer:
             self.requests.clear()
         self.faults.clear()
         self.cache.clear()
+        self.batches.clear()
 
     def record(self, request: RecordedRequest) -> int:
         with self._lock:
             self.requests.append(request)
+        return next(self._counter)
+
+    def record_number(self) -> int:
+        """A message number for a request that is not an HTTP call (a batch's requests)."""
         return next(self._counter)
 
     def usage_totals(self) -> dict[str, int]:
@@ -564,6 +576,37 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
 
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        try:
+            path = self.path.split("?", 1)[0]
+            record = RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, None)
+            self._serve_batches("GET", path, None, record, self.fake.record(record))
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True
+
+    def _serve_batches(
+        self, method: str, path: str, body: Any, record: RecordedRequest, number: int
+    ) -> None:
+        problem = self._auth_problem()
+        if problem is None:
+            fault = self.fake.faults.take(stream=False)
+            record.fault = fault.kind if fault else None
+            if fault and fault.kind == "status":
+                problem = (fault.status, fault.error_type, fault.retry_after)
+        if problem is not None:
+            self._send_error(record, number, *problem)
+            return
+        answer = route(self.fake.batches, method, path, body)
+        status, payload = answer if answer is not None else (404, None)
+        if payload is None:
+            self._send_error(record, number, 404, "not_found_error")
+            return
+        record.status = status
+        if isinstance(payload, bytes):
+            self._send_bytes(status, payload, number, "application/x-jsonl")
+        else:
+            self._send_json(status, payload, number)
+
     def _serve_post(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
@@ -574,6 +617,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         record = RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body)
         number = self.fake.record(record)
+        if path.startswith("/v1/messages/batches"):
+            self._serve_batches("POST", path, body, record, number)
+            return
         problem = self._problem(path, body)
         if problem is not None:
             self._send_error(record, number, *problem)
@@ -593,38 +639,31 @@ class _Handler(BaseHTTPRequestHandler):
     def _problem(self, path: str, body: Any) -> tuple[int, str] | None:
         if path != "/v1/messages":
             return 404, "not_found_error"
+        auth = self._auth_problem()
+        if auth is not None:
+            return auth[0], auth[1]
+        if not _valid_body(body):
+            return 400, "invalid_request_error"
+        return None
+
+    def _auth_problem(self) -> tuple[int, str, None] | None:
         # This SDK sends the key as "Authorization: Bearer <key>"; older ones as x-api-key.
         bearer = (self.headers.get("authorization") or "").removeprefix("Bearer ")
         key = self.headers.get("x-api-key") or bearer
         if not key or (self.fake.api_key and key != self.fake.api_key):
-            return 401, "authentication_error"
+            return 401, "authentication_error", None
         if not self.headers.get("anthropic-version"):
-            return 400, "invalid_request_error"
-        if not _valid_body(body):
-            return 400, "invalid_request_error"
+            return 400, "invalid_request_error", None
         return None
 
     def _answer(
         self, record: RecordedRequest, number: int, body: dict[str, Any], fault: Fault | None
     ) -> None:
-        try:
-            block, stop_reason = _generate(self.fake.brain, body, number)
-        except Exception:  # a scripted brain failed: answer like the service would
+        message = answer_message(self.fake, body, number)
+        if message is None:  # a scripted brain failed: answer like the service would
             self._send_error(record, number, 500, "api_error")
             return
-        output = block.get("text") if block["type"] == "text" else json.dumps(block["input"])
-        usage = {**self.fake.cache.account(body), "output_tokens": count_tokens(output or "")}
-        record.usage, record.status = usage, 200
-        message = {
-            "id": f"msg_fake_{number:06d}",
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": [block],
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": usage,
-        }
+        record.usage, record.status = message["usage"], 200
         if body.get("stream"):
             _SseWriter(self, number).send(message, fault, self.fake.pacing)
         else:
@@ -661,6 +700,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
+    def _send_bytes(self, status: int, data: bytes, number: int, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", f"req_fake_{number:06d}")
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
     def _abort(self) -> None:
         self.close_connection = True
         with suppress(OSError):
@@ -676,6 +724,32 @@ _ERROR_MESSAGES = {
     "authentication_error": "invalid x-api-key",
     "not_found_error": "Not found",
 }
+
+
+def answer_message(fake: FakeMessagesServer, body: dict[str, Any], number: int) -> Any:
+    """The Message the brain answers to a valid request body (billed through the prompt
+    cache), or None when a scripted brain failed."""
+    try:
+        block, stop_reason = _generate(fake.brain, body, number)
+    except Exception:
+        return None
+    output = block.get("text") if block["type"] == "text" else json.dumps(block["input"])
+    usage = {**fake.cache.account(body), "output_tokens": count_tokens(output or "")}
+    return {
+        "id": f"msg_fake_{number:06d}",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": [block],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def valid_body(body: Any) -> bool:
+    """Whether a Messages request body is one the service accepts."""
+    return _valid_body(body)
 
 
 def _valid_body(body: Any) -> bool:
