@@ -103,7 +103,7 @@ def _processes(host: str, port: str) -> dict[str, list[str]]:
         ],
         "worker": [
             python, "-m", "celery", "-A", "reviewapp", "worker", "--loglevel", "INFO",
-            "--queues", "ingest,model,default", "--concurrency", concurrency,
+            "--queues", "ingest,model,default,ocr", "--concurrency", concurrency,
         ],
         "beat": [
             python, "-m", "celery", "-A", "reviewapp", "beat", "--loglevel", "INFO",

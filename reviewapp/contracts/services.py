@@ -26,7 +26,16 @@ from reviewapp.contracts.extraction import (
     detect_kind,
     extract_file,
 )
-from reviewapp.contracts.models import WORKING_STATUSES, Contract, DocumentStatus, Passage
+from reviewapp.contracts.extraction.errors import Problem
+from reviewapp.contracts.intake.progress import intake_progress_publish
+from reviewapp.contracts.models import (
+    WORKING_STATUSES,
+    Contract,
+    DocumentStatus,
+    IntakeBatch,
+    Passage,
+)
+from reviewapp.contracts.ocr import ocr_missing_message, ocr_page_count, ocr_read
 from reviewapp.contracts.segmentation import segment
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.services import review_scan
@@ -75,6 +84,8 @@ def contract_upload(
     size: int,
     uploaded_by: Any = None,
     enqueue: bool = True,
+    intake_batch: IntakeBatch | None = None,
+    folder_path: str = "",
 ) -> tuple[Contract, bool]:
     """Store an upload and queue its ingestion; returns (contract, created).
 
@@ -98,6 +109,8 @@ def contract_upload(
         sha256=sha256,
         size=size,
         kind=detect_kind(head),
+        intake_batch=intake_batch,
+        folder_path=folder_path[:500],
     )
     contract.file.save(name, File(file, name=name), save=False)
     try:
@@ -173,20 +186,75 @@ def contract_ingest(
     try:
         document = extract_file(contract.file.path, limits=_limits(), password=password)
     except ExtractionError as error:
+        if error.problem == Problem.NO_TEXT_LAYER:
+            return _read_scan(contract, ocr_page_count(error.detail), engine, enqueue)
         return _fail(contract, error.code, error.message)
+    cache.delete(_password_key(contract_id))
+    return _segment_and_store(contract, document, started, engine, enqueue)
+
+
+def _segment_and_store(
+    contract: Contract,
+    document: ExtractedDocument,
+    started: float,
+    engine: str | None,
+    enqueue: bool,
+    from_ocr: bool = False,
+) -> Contract:
     extracted = time.perf_counter()
     _set_progress(contract, 60)
     segments = segment(document.text, document.page_spans)
     segmented = time.perf_counter()
     timings = {
-        "extract": round((extracted - started) * 1000, 1),
+        "ocr" if from_ocr else "extract": round((extracted - started) * 1000, 1),
         "segment": round((segmented - extracted) * 1000, 1),
     }
-    contract = _store(contract.pk, document, segments, timings)
-    cache.delete(_password_key(contract_id))
+    contract = _store(contract.pk, document, segments, timings, from_ocr=from_ocr)
     if contract.status == DocumentStatus.INGESTED:
         _scan(contract, engine, enqueue)
     return contract
+
+
+def _read_scan(contract: Contract, pages: int, engine: str | None, enqueue: bool) -> Contract:
+    """A PDF without a text layer goes to the OCR queue, or stays NEEDS_OCR saying how to
+    enable OCR where this machine cannot run it."""
+    missing = ocr_missing_message()
+    if missing is not None:
+        return _fail(contract, DocumentStatus.NEEDS_OCR, missing)
+    Contract.objects.filter(pk=contract.pk).update(page_count=pages)
+    _set_progress(contract, 15, stage="ocr", page=0, pages=pages)
+    if not enqueue:
+        return (
+            contract_ingest_scan(contract_id=contract.pk, engine=engine, enqueue=False) or contract
+        )
+    from reviewapp.contracts.tasks import ocr_contract_enqueue
+
+    ocr_contract_enqueue(contract.pk, pages)  # the progress above is committed: queue it now
+    contract.refresh_from_db()  # run already when tasks are eager
+    return contract
+
+
+def contract_ingest_scan(
+    *, contract_id: int, engine: str | None = None, enqueue: bool = True
+) -> Contract | None:
+    """Read a scanned PDF by OCR (the ``ocr`` queue's task), then store and scan it like any
+    other; its passages are marked ``from_ocr``. Safe to run twice: only an INGESTING contract
+    is read, and storing checks again under a row lock."""
+    contract = Contract.objects.filter(pk=contract_id, status=DocumentStatus.INGESTING).first()
+    if contract is None:
+        return Contract.objects.filter(pk=contract_id).first()
+    started = time.perf_counter()
+
+    def on_page(done: int, pages: int) -> None:
+        _set_progress(
+            contract, 15 + (45 * done) // max(pages, 1), stage="ocr", page=done, pages=pages
+        )
+
+    try:
+        document = ocr_read(contract.file.path, on_page=on_page)
+    except ExtractionError as error:
+        return _fail(contract, error.code, error.message)
+    return _segment_and_store(contract, document, started, engine, enqueue, from_ocr=True)
 
 
 def _scan(contract: Contract, engine: str | None, enqueue: bool) -> None:
@@ -213,13 +281,13 @@ def _claim(contract_id: int) -> Contract | None:
     return contract
 
 
-def _set_progress(contract: Contract, progress: int) -> None:
+def _set_progress(contract: Contract, progress: int, **extra: Any) -> None:
     with transaction.atomic():
         Contract.objects.filter(pk=contract.pk, status=DocumentStatus.INGESTING).update(
             progress=progress, updated_at=timezone.now()
         )
         contract.progress = progress
-        _publish_progress(contract)
+        _publish_progress(contract, **extra)
 
 
 def contract_ingest_failed(*, contract_id: int, code: str, message: str) -> Contract | None:
@@ -246,7 +314,11 @@ def _fail(contract: Contract, code: str, message: str) -> Contract:
 
 
 def _store(
-    contract_id: int, document: ExtractedDocument, segments: list[Any], timings: dict[str, float]
+    contract_id: int,
+    document: ExtractedDocument,
+    segments: list[Any],
+    timings: dict[str, float],
+    from_ocr: bool = False,
 ) -> Contract:
     with transaction.atomic():
         contract = Contract.objects.select_for_update().get(pk=contract_id)
@@ -263,6 +335,7 @@ def _store(
                 number=seg.number[:64],
                 heading=seg.heading[:300],
                 is_heading=seg.is_heading,
+                from_ocr=from_ocr,
                 text=seg.text.replace("\x00", " "),  # normalised, as rules read it
             )
             for seg in segments
@@ -272,6 +345,7 @@ def _store(
         contract.encoding = document.encoding or ""
         contract.kind = document.kind
         contract.page_count = document.page_count
+        contract.ocr_pages = document.page_count if from_ocr else 0
         contract.page_spans = [list(span) for span in document.page_spans]
         contract.timings_ms = {**contract.timings_ms, **timings}
         contract.status = DocumentStatus.INGESTED
@@ -298,6 +372,8 @@ def _publish_progress(contract: Contract, **extra: Any) -> None:
             **extra,
         },
     )
+    if contract.intake_batch_id is not None and contract.status not in WORKING_STATUSES:
+        intake_progress_publish(batch_id=contract.intake_batch_id)
 
 
 # Waiting for a worker: queued or ingesting, or ingested but never scanned.

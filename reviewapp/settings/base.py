@@ -228,6 +228,20 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 INGEST_MAX_PAGES = env_int("INGEST_MAX_PAGES", 500, minimum=1)
 INGEST_PARSE_TIMEOUT_S = env_float("INGEST_PARSE_TIMEOUT_S", 60.0, minimum=0.1)
 INGEST_MEMORY_MB = env_int("INGEST_MEMORY_MB", 1024, minimum=64)
+# Bulk intake (contracts/intake/): a zip is checked against these before anything is unpacked.
+INTAKE_MAX_ZIP_BYTES = env_int("INTAKE_MAX_ZIP_BYTES", 500 * 1024 * 1024, minimum=1)
+INTAKE_MAX_ENTRIES = env_int("INTAKE_MAX_ENTRIES", 1000, minimum=1)
+INTAKE_MAX_UNCOMPRESSED_BYTES = env_int(
+    "INTAKE_MAX_UNCOMPRESSED_BYTES", 2 * 1024 * 1024 * 1024, minimum=1
+)
+INTAKE_MAX_RATIO = env_float("INTAKE_MAX_RATIO", 100.0, minimum=1.0)
+# A browser upload that sent nothing for this long did not finish (the page was left).
+INTAKE_STALLED_AFTER_S = env_int("INTAKE_STALLED_AFTER_S", 120, minimum=5)
+# OCR of scanned PDFs (contracts/ocr.py) on the `ocr` queue, where Tesseract is installed.
+OCR_ENABLED = env_bool("OCR_ENABLED", True)
+OCR_LANGUAGES = [code for code in env_str("OCR_LANGUAGES", "eng+chi_sim").split("+") if code]
+OCR_SECONDS_PER_PAGE = env_float("OCR_SECONDS_PER_PAGE", 60.0, minimum=1.0)
+OCR_BASE_TIME_S = env_float("OCR_BASE_TIME_S", 60.0, minimum=1.0)
 
 REST_FRAMEWORK = {
     # Token first: a request without credentials gets 401 with "WWW-Authenticate: Token".
@@ -301,6 +315,7 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
+    "reviewapp.contracts.tasks.ocr_contract": {"queue": "ocr"},
     "reviewapp.contracts.tasks.*": {"queue": "ingest"},
     "reviewapp.reviews.tasks.*": {"queue": "model"},
 }

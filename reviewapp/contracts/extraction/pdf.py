@@ -45,7 +45,8 @@ def extract_pdf(
     except Exception as error:  # pypdf raises many kinds of errors on damaged files
         raise ExtractionError.because(Problem.DAMAGED, repr(error)[:500]) from error
     if _lacks_text_layer(reader.pages, page_texts):
-        raise ExtractionError.because(Problem.NO_TEXT_LAYER)
+        # The page count lets the OCR step size its time limit (see contracts/ocr.py).
+        raise ExtractionError.because(Problem.NO_TEXT_LAYER, f"{len(reader.pages)} pages")
     return _join_pages(page_texts)
 
 
