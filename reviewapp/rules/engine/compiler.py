@@ -151,6 +151,7 @@ def router_rules(playbook: Playbook) -> tuple[Rule, ...]:
             question=model.question,
             standard_position=model.standard_position,
             fallback=model.fallback,
+            fallback_clause=model.fallback_clause,
             description="Flagged by the learned router (a passage classifier), not a pattern.",
         )
         rules.append(routing)

@@ -46,6 +46,8 @@ class Rule:
     question: str = ""
     standard_position: str = ""
     fallback: str = ""
+    # Standard wording for the clause: what a redline proposes in its place.
+    fallback_clause: str = ""
     confirm_if: tuple[str, ...] = ()
     reject_if: tuple[str, ...] = ()
     contract_types: tuple[str, ...] = ()
