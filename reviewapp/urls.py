@@ -101,6 +101,21 @@ urlpatterns = [
         contracts_views.contract_delete_view,
         name="contract-delete",
     ),
+    path(
+        "contracts/<int:contract_id>/passages/",
+        contracts_views.contract_passages,
+        name="contract-passages",
+    ),
+    path(
+        "contracts/<int:contract_id>/highlights/",
+        contracts_views.contract_highlights,
+        name="contract-highlights",
+    ),
+    path(
+        "contracts/<int:contract_id>/document-text/",
+        contracts_views.contract_document_text,
+        name="contract-document-text",
+    ),
     path("playbooks/", rules_views.playbook_list, name="playbooks"),
     path(
         "routers/<int:router_id>/activate/",

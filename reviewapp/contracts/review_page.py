@@ -1,4 +1,15 @@
-"""Reads for the contract review page: passages with their rules, verifications and decisions."""
+"""Reads for the contract review page: a window of passages with their rules, verifications
+and decisions, the counts, and what the document viewer needs.
+
+The page must stay fast for contracts of thousands of passages, so nothing here reads per
+passage and nothing reads every passage's row: the page holds one window of `PAGE_SIZE`
+passages (keyset on the passage index, so a window costs the same anywhere in the contract)
+and the browser asks for the next window as the list scrolls, or for the window around a
+passage it jumps to. What must cover the whole contract (counts per state, the categories and
+severities to filter by, which passages are flagged) comes from one aggregate and one narrow
+read of the review's rule firings. The viewer reads its highlights per PDF page, or the text
+of a Word or text document, from their own endpoints, after the page has arrived.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +17,87 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import Count, Max, QuerySet
 
 from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import SEVERITY_RANK
 from reviewapp.realtime.models import Event
-from reviewapp.reviews.models import Review, RuleFiring
-from reviewapp.reviews.selectors import verifications_by_passage
+from reviewapp.reviews.models import Draft, Review, RuleFiring, Verification
 from reviewapp.rules.services import playbook_compiled
 
 PDF_KIND = "pdf"
+PAGE_SIZE = 40
+MAX_PAGE_SIZE = 200
+# The draft's issue table is folded away and capped; the exports hold every issue.
+MAX_ISSUES_SHOWN = 100
+FLAGGED = "FLAGGED"  # the state filter for "any rule fired"
+
+
+@dataclass(frozen=True)
+class PassageFilter:
+    """The list's filters, as the reader chose them; blank means any."""
+
+    state: str = ""
+    category: str = ""
+    severity: str = ""
+
+    @classmethod
+    def from_query(cls, query: Any) -> PassageFilter:
+        state = query.get("state", "")
+        if state not in {FLAGGED, *PassageState.values}:
+            state = ""
+        return cls(
+            state=state,
+            category=query.get("category", "")[:80],
+            severity=query.get("severity", "")[:10],
+        )
+
+
+@dataclass
+class FiringSummary:
+    """Per passage id: the categories (routing, related) and highest routing severity."""
+
+    categories: dict[int, list[str]] = field(default_factory=dict)
+    related: dict[int, list[str]] = field(default_factory=dict)
+    rule_ids: dict[int, list[str]] = field(default_factory=dict)
+    severity: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def flagged(self) -> set[int]:
+        return set(self.rule_ids)
+
+    def all_categories(self) -> list[str]:
+        found = {c for ids in (self.categories, self.related) for cs in ids.values() for c in cs}
+        return sorted(found)
+
+    def all_severities(self) -> list[str]:
+        found = {s for s in self.severity.values() if s}
+        return sorted(found, key=lambda s: SEVERITY_RANK.get(s, 9))
+
+
+@dataclass
+class PassageWindow:
+    """A run of passages in index order, with whether more match before and after it."""
+
+    passages: list[Passage]
+    has_before: bool
+    has_after: bool
+    total: int  # passages that match the filter, in the whole contract
 
 
 @dataclass
 class ReviewPage:
-    """Everything the review page shows, read once."""
+    """Everything the review page shows on its first response, read in a bounded number of
+    queries whatever the contract's size."""
 
-    passages: list[Passage]
+    window: PassageWindow
     counts: dict[str, int]  # every state, zero included, in PassageState order
     categories: list[str]
     severities: list[str]
+    issues: list[dict[str, Any]]
+    issue_count: int
+    draft: Draft | None
     viewer: dict[str, Any] = field(default_factory=dict)
 
 
@@ -35,97 +106,254 @@ def last_event_seq() -> int:
     return Event.objects.aggregate(seq=Max("id"))["seq"] or 0
 
 
-def review_page_build(*, contract: Contract, review: Review | None) -> ReviewPage:
-    passages = list(Passage.objects.filter(contract=contract).order_by("index"))
-    firings = _firings_by_passage(review)
-    verifications = verifications_by_passage(review=review) if review else {}
-    queue_items = _queue_items_by_passage(review)
-    routes = playbook_compiled(review.playbook_version).routes if review else (lambda _id: True)
-    for passage in passages:
-        rows = firings.get(passage.pk, [])
-        routing = [row for row in rows if routes(row.rule_id)]
-        categories = sorted({row.category for row in routing})
-        passage.categories = categories  # type: ignore[attr-defined]
-        # Categories that only secondary rules attached: questions the verifier also answered.
-        related = sorted({row.category for row in rows} - set(categories))
-        passage.related_categories = related  # type: ignore[attr-defined]
-        passage.rule_ids = sorted({row.rule_id for row in rows})  # type: ignore[attr-defined]
-        passage.router_flags = [  # type: ignore[attr-defined]
-            {"category": row.category, "percent": round(row.score * 100), "words": row.words}
-            for row in rows
-            if row.score is not None
-        ]
-        passage.severity = _highest_severity(routing)  # type: ignore[attr-defined]
-        passage.flagged = bool(rows)  # type: ignore[attr-defined]
-        passage.verification_row = verifications.get(passage.pk)  # type: ignore[attr-defined]
-        passage.queue_item = queue_items.get(passage.pk)  # type: ignore[attr-defined]
+def review_page_build(
+    *, contract: Contract, review: Review | None, around: int | None = None
+) -> ReviewPage:
+    """The first response: the window holding passage ``around`` (else the first window)."""
+    summary = firing_summary(review)
+    draft = _draft(review)
+    window = passage_window(
+        contract=contract, review=review, summary=summary, draft=draft, around=around
+    )
+    issues = list((draft.data or {}).get("issues") or []) if draft else []
     return ReviewPage(
-        passages=passages,
-        counts=_counts(passages),
-        categories=sorted(
-            {c for p in passages for c in [*p.categories, *p.related_categories]}  # type: ignore[attr-defined]
-        ),
-        severities=sorted(
-            {p.severity for p in passages if p.severity},  # type: ignore[attr-defined]
-            key=lambda s: SEVERITY_RANK.get(s, 9),
-        ),
-        viewer=_viewer_data(contract, passages),
+        window=window,
+        counts=state_counts(contract),
+        categories=summary.all_categories(),
+        severities=summary.all_severities(),
+        issues=issues[:MAX_ISSUES_SHOWN],
+        issue_count=len(issues),
+        draft=draft,
+        viewer=viewer_data(contract),
     )
 
 
-def _firings_by_passage(review: Review | None) -> dict[int, list[RuleFiring]]:
-    by_passage: dict[int, list[RuleFiring]] = defaultdict(list)
-    if review is not None:
-        for firing in RuleFiring.objects.filter(review=review).only(
-            "passage_id", "rule_id", "category", "severity", "score", "words"
-        ):
-            by_passage[firing.passage_id].append(firing)
-    return by_passage
+def review_page_passages(
+    *,
+    contract: Contract,
+    review: Review | None,
+    passage_filter: PassageFilter,
+    after: int | None = None,
+    before: int | None = None,
+    around: int | None = None,
+    limit: int = PAGE_SIZE,
+) -> tuple[PassageWindow, dict[str, int]]:
+    """A later window of the list, as the reader scrolls, filters or jumps, with the counts
+    (so a page that missed a push still shows the register's numbers)."""
+    window = passage_window(
+        contract=contract,
+        review=review,
+        summary=firing_summary(review),
+        draft=_draft(review),
+        passage_filter=passage_filter,
+        after=after,
+        before=before,
+        around=around,
+        limit=limit,
+    )
+    return window, state_counts(contract)
 
 
-def _queue_items_by_passage(review: Review | None) -> dict[int, QueueItem]:
-    if review is None:
-        return {}
-    items = QueueItem.objects.filter(review=review).select_related("decided_by", "claimed_by")
-    return {item.passage_id: item for item in items.order_by("pk")}  # the latest item wins
-
-
-def _highest_severity(rows: list[RuleFiring]) -> str:
-    severities = [row.severity for row in rows]
-    return min(severities, key=lambda s: SEVERITY_RANK.get(s, 9), default="")
-
-
-def _counts(passages: list[Passage]) -> dict[str, int]:
+def state_counts(contract: Contract) -> dict[str, int]:
     counts = dict.fromkeys(PassageState.values, 0)
-    for passage in passages:
-        if passage.state:
-            counts[passage.state] += 1
+    rows = (
+        Passage.objects.filter(contract=contract, state__isnull=False)
+        .values_list("state")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    counts.update(dict(rows))
     return counts
 
 
-def _viewer_data(contract: Contract, passages: list[Passage]) -> dict[str, Any]:
-    """What the document viewer needs to place highlights: flagged passages and page offsets."""
-    is_pdf = contract.kind == PDF_KIND
-    flagged = [
-        {
-            "index": p.index,
-            "page": p.page,
-            "start": p.start,
-            "end": p.end,
-            "state": p.state,
-            "text": p.text,
+def firing_summary(review: Review | None) -> FiringSummary:
+    """One narrow read of the review's firings: what the filters and the flag marks need."""
+    summary = FiringSummary()
+    if review is None:
+        return summary
+    routes = playbook_compiled(review.playbook_version).routes
+    rows: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+    firings = RuleFiring.objects.filter(review=review).values_list(
+        "passage_id", "rule_id", "category", "severity"
+    )
+    for passage_id, rule_id, category, severity in firings:
+        rows[passage_id].append((rule_id, category, severity))
+    for passage_id, fired in rows.items():
+        routing = [row for row in fired if routes(row[0])]
+        categories = sorted({category for _, category, _ in routing})
+        summary.categories[passage_id] = categories
+        # Categories that only secondary rules attached: questions the verifier also answered.
+        summary.related[passage_id] = sorted({row[1] for row in fired} - set(categories))
+        summary.rule_ids[passage_id] = sorted({row[0] for row in fired})
+        summary.severity[passage_id] = min(
+            (severity for _, _, severity in routing),
+            key=lambda s: SEVERITY_RANK.get(s, 9),
+            default="",
+        )
+    return summary
+
+
+def passage_window(
+    *,
+    contract: Contract,
+    review: Review | None,
+    summary: FiringSummary,
+    draft: Draft | None = None,
+    passage_filter: PassageFilter | None = None,
+    after: int | None = None,
+    before: int | None = None,
+    around: int | None = None,
+    limit: int = PAGE_SIZE,
+) -> PassageWindow:
+    """The passages matching the filter after index ``after``, before ``before``, or around
+    ``around`` (that passage first in the window if it matches, a few before it); else the
+    first ones. Each carries what its list item shows."""
+    matching = _filtered(contract, summary, passage_filter or PassageFilter())
+    limit = max(0, min(limit, MAX_PAGE_SIZE))
+    if before is not None:
+        earlier = list(matching.filter(index__lt=before).order_by("-index")[: limit + 1])
+        passages, has_before, has_after = earlier[:limit][::-1], len(earlier) > limit, True
+    elif around is not None:
+        lead = min(limit // 4, 5)
+        earlier = list(matching.filter(index__lt=around).order_by("-index")[: lead + 1])
+        later = list(matching.filter(index__gte=around).order_by("index")[: limit - lead + 1])
+        has_before, has_after = len(earlier) > lead, len(later) > limit - lead
+        passages = earlier[:lead][::-1] + later[: limit - lead]
+    else:
+        start = -1 if after is None else after
+        later = list(matching.filter(index__gt=start).order_by("index")[: limit + 1])
+        passages, has_before, has_after = later[:limit], start >= 0, len(later) > limit
+    _annotate(passages, review, summary, draft)
+    return PassageWindow(
+        passages=passages, has_before=has_before, has_after=has_after, total=matching.count()
+    )
+
+
+def _filtered(
+    contract: Contract, summary: FiringSummary, wanted: PassageFilter
+) -> QuerySet[Passage]:
+    passages = Passage.objects.filter(contract=contract)
+    if wanted.state == FLAGGED:
+        passages = passages.filter(pk__in=summary.flagged)
+    elif wanted.state:
+        passages = passages.filter(state=wanted.state)
+    if wanted.category:
+        ids = {
+            pk
+            for pk in summary.flagged
+            if wanted.category in summary.categories[pk] or wanted.category in summary.related[pk]
         }
-        for p in passages
-        if p.flagged  # type: ignore[attr-defined]
-    ]
-    data: dict[str, Any] = {
+        passages = passages.filter(pk__in=ids)
+    if wanted.severity:
+        ids = {pk for pk, severity in summary.severity.items() if severity == wanted.severity}
+        passages = passages.filter(pk__in=ids)
+    return passages
+
+
+def _annotate(
+    passages: list[Passage], review: Review | None, summary: FiringSummary, draft: Draft | None
+) -> None:
+    ids = [p.pk for p in passages]
+    router = _router_flags(review, ids)
+    verifications = _verifications(review, ids)
+    queue_items = _queue_items(review, ids)
+    model_flags = _model_flags(draft)
+    for passage in passages:
+        pk = passage.pk
+        passage.categories = summary.categories.get(pk, [])  # type: ignore[attr-defined]
+        passage.related_categories = summary.related.get(pk, [])  # type: ignore[attr-defined]
+        passage.rule_ids = summary.rule_ids.get(pk, [])  # type: ignore[attr-defined]
+        passage.severity = summary.severity.get(pk, "")  # type: ignore[attr-defined]
+        passage.flagged = pk in summary.rule_ids  # type: ignore[attr-defined]
+        passage.router_flags = router.get(pk, [])  # type: ignore[attr-defined]
+        passage.model_flags = (  # type: ignore[attr-defined]
+            model_flags.get(passage.index, []) if "model.draft" in passage.rule_ids else []  # type: ignore[attr-defined]
+        )
+        passage.verification_row = verifications.get(pk)  # type: ignore[attr-defined]
+        passage.queue_item = queue_items.get(pk)  # type: ignore[attr-defined]
+
+
+def _router_flags(review: Review | None, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    flags: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    if review is None or not ids:
+        return flags
+    rows = RuleFiring.objects.filter(
+        review=review, passage_id__in=ids, score__isnull=False
+    ).values_list("passage_id", "category", "score", "words")
+    for passage_id, category, score, words in rows.order_by("pk"):
+        flags[passage_id].append(
+            {"category": category, "percent": round(score * 100), "words": words}
+        )
+    return flags
+
+
+def _verifications(review: Review | None, ids: list[int]) -> dict[int, Verification]:
+    if review is None or not ids:
+        return {}
+    rows = Verification.objects.filter(review=review, passage_id__in=ids).order_by("pk")
+    return {v.passage_id: v for v in rows}
+
+
+def _queue_items(review: Review | None, ids: list[int]) -> dict[int, QueueItem]:
+    if review is None or not ids:
+        return {}
+    items = QueueItem.objects.filter(review=review, passage_id__in=ids).select_related(
+        "decided_by", "claimed_by"
+    )
+    return {item.passage_id: item for item in items.order_by("pk")}  # the latest item wins
+
+
+def _draft(review: Review | None) -> Draft | None:
+    return Draft.objects.filter(review=review).first() if review is not None else None
+
+
+def _model_flags(draft: Draft | None) -> dict[int, list[str]]:
+    titles: dict[int, list[str]] = defaultdict(list)
+    for flag in ((draft.data or {}).get("model_flags") or []) if draft else []:
+        titles[flag.get("passage")].append(flag.get("title", ""))
+    return titles
+
+
+# ---- the document viewer ---------------------------------------------------------------------
+
+
+def viewer_data(contract: Contract) -> dict[str, Any]:
+    """What the viewer needs before it fetches anything: the kind and the page offsets."""
+    return {
         "kind": contract.kind,
-        "isPdf": is_pdf,
+        "isPdf": contract.kind == PDF_KIND,
         "pageSpans": contract.page_spans,
-        "flagged": flagged,
-        # Every passage's character range, so the text view can scroll to any of them.
-        "spans": [[p.index, p.start, p.end] for p in passages],
+        "pageCount": contract.page_count,
     }
-    if not is_pdf:
-        data["text"] = Contract.objects.values_list("text", flat=True).get(pk=contract.pk)
-    return data
+
+
+def highlights_for_pages(
+    *, contract: Contract, review: Review | None, first: int, last: int
+) -> list[dict[str, Any]]:
+    """The flagged passages that lie (even in part) on PDF pages ``first``..``last``, with the
+    text the viewer matches against each page's text layer."""
+    summary = firing_summary(review)
+    if not summary.flagged:
+        return []
+    passages = Passage.objects.filter(contract=contract, pk__in=summary.flagged)
+    spans = contract.page_spans or []
+    if spans and 1 <= first <= last <= len(spans):
+        passages = passages.filter(start__lt=spans[last - 1][1], end__gt=spans[first - 1][0])
+    else:
+        passages = passages.filter(page__gte=first, page__lte=last)
+    rows = passages.order_by("index").values("index", "page", "start", "end", "state", "text")
+    return list(rows)
+
+
+def text_document(*, contract: Contract, review: Review | None) -> dict[str, Any]:
+    """A Word or text document's text, every passage's range (to scroll to any of them) and
+    the flagged ones' states (to colour them)."""
+    flagged = firing_summary(review).flagged
+    rows = Passage.objects.filter(contract=contract).order_by("index")
+    spans, states = [], {}
+    for pk, index, start, end, state in rows.values_list("pk", "index", "start", "end", "state"):
+        spans.append([index, start, end])
+        if pk in flagged:
+            states[index] = state
+    text = Contract.objects.values_list("text", flat=True).get(pk=contract.pk)
+    return {"text": text, "spans": spans, "flagged": states}

@@ -6,9 +6,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext
+from django.views.decorators.http import require_GET
 
 from reviewapp.accounts.models import Role
 from reviewapp.accounts.selectors import (
@@ -25,12 +27,22 @@ from reviewapp.contracts.deletion import (
     contract_ids_deletable,
     contract_may_delete,
 )
-from reviewapp.contracts.models import PassageState
-from reviewapp.contracts.review_page import last_event_seq, review_page_build
+from reviewapp.contracts.models import Contract, PassageState
+from reviewapp.contracts.review_page import (
+    PAGE_SIZE,
+    PassageFilter,
+    highlights_for_pages,
+    last_event_seq,
+    review_page_build,
+    review_page_passages,
+    text_document,
+)
 from reviewapp.contracts.selectors import contract_get_for_user, contract_list_for_user
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import reason_labels
 from reviewapp.reviews.selectors import review_for_contract
+
+MAX_HIGHLIGHT_PAGES = 20
 
 
 @login_required
@@ -65,29 +77,113 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
 
 @login_required
 def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
-    contract = contract_get_for_user(user=request.user, contract_id=contract_id)
-    if contract is None:
-        raise Http404("No such contract.")
+    """The review page: the document first, then one window of passages (around
+    ``?passage=<index>`` when given); the page script fetches the rest as it is needed."""
+    contract = _contract_or_404(request, contract_id)
     seq = last_event_seq()
     review = review_for_contract(contract=contract)
-    page = review_page_build(contract=contract, review=review)
+    around = _index(request.GET.get("passage"))
+    page = review_page_build(contract=contract, review=review, around=around)
     context = {
         "contract": contract,
-        "passages": page.passages,
+        "window": page.window,
+        "passages": page.window.passages,
+        "selected": around,
         "state_counts": [
             (state, label, page.counts[state]) for state, label in PassageState.choices
         ],
         "categories": page.categories,
         "severities": page.severities,
+        "issues": page.issues,
+        "issue_count": page.issue_count,
         "viewer": page.viewer,
         "review": review,
-        "draft": getattr(review, "draft", None) if review else None,
+        "draft": page.draft,
         "last_event_seq": seq,
         "labels": _labels(),
         "may_delete": not contract.matter.legal_hold
         and contract_may_delete(user=request.user, contract=contract),
     }
     return render(request, "contracts/contract.html", context)
+
+
+@login_required
+@require_GET
+def contract_passages(request: HttpRequest, contract_id: int) -> JsonResponse:
+    """A window of the review page's list as HTML, with cursors, the filter's total and the
+    counts per state: ``?after=<index>``, ``?before=<index>`` or ``?around=<index>``, with the
+    filters ``state``, ``category``, ``severity`` and ``limit``."""
+    contract = _contract_or_404(request, contract_id)
+    review = review_for_contract(contract=contract)
+    window, counts = review_page_passages(
+        contract=contract,
+        review=review,
+        passage_filter=PassageFilter.from_query(request.GET),
+        after=_index(request.GET.get("after")),
+        before=_index(request.GET.get("before")),
+        around=_index(request.GET.get("around")),
+        limit=_limit(request.GET.get("limit")),
+    )
+    html = render_to_string(
+        "contracts/_passages.html", {"passages": window.passages}, request=request
+    )
+    indexes = [p.index for p in window.passages]
+    return JsonResponse(
+        {
+            "html": html,
+            "first": indexes[0] if indexes else None,
+            "last": indexes[-1] if indexes else None,
+            "hasBefore": window.has_before,
+            "hasAfter": window.has_after,
+            "total": window.total,
+            "counts": counts,
+        }
+    )
+
+
+@login_required
+@require_GET
+def contract_highlights(request: HttpRequest, contract_id: int) -> JsonResponse:
+    """The flagged passages on PDF pages ``?first=``..``?last=``, for the viewer to mark."""
+    contract = _contract_or_404(request, contract_id)
+    first = _index(request.GET.get("first")) or 1
+    last = max(first, _index(request.GET.get("last")) or first)
+    rows = highlights_for_pages(
+        contract=contract,
+        review=review_for_contract(contract=contract),
+        first=first,
+        last=min(last, first + MAX_HIGHLIGHT_PAGES - 1),
+    )
+    return JsonResponse({"flagged": rows})
+
+
+@login_required
+@require_GET
+def contract_document_text(request: HttpRequest, contract_id: int) -> JsonResponse:
+    """A Word or text document's text for the viewer, with every passage's range."""
+    contract = _contract_or_404(request, contract_id)
+    data = text_document(contract=contract, review=review_for_contract(contract=contract))
+    return JsonResponse(data)
+
+
+def _contract_or_404(request: HttpRequest, contract_id: int) -> Contract:
+    contract = contract_get_for_user(user=request.user, contract_id=contract_id)
+    if contract is None:
+        raise Http404("No such contract.")
+    return contract
+
+
+def _limit(value: str | None) -> int:
+    """``limit=0`` asks for the counts and the total only (after a live change)."""
+    limit = _index(value)
+    return PAGE_SIZE if limit is None else limit
+
+
+def _index(value: str | None) -> int | None:
+    """A passage index or count from the query string; anything else is ignored."""
+    if value is None or not value.isdigit() or len(value) > 9:
+        return None
+    return int(value)
 
 
 @login_required

@@ -1,9 +1,12 @@
-// Contract review page: ingestion, the streaming draft, the passage list (filters, counts),
-// verification outcomes, lawyers' decisions and the review's status, all live.
+// Contract review page: ingestion, the streaming draft, the passage list (a window fetched as
+// it scrolls; filters and counts from the server), verification outcomes, lawyers' decisions
+// and the review's status, all live.
 // The document viewer (review_viewer.js) talks to this script through DOM events:
-//   clausewise:passage-state {index, state}  this script -> viewer (recolour a highlight)
-//   clausewise:show-passage  {index, page}   this script -> viewer (scroll the document)
-//   clausewise:highlight-click {index}       viewer -> this script (scroll the list)
+//   clausewise:passage-state {index, state}     this script -> viewer (recolour a highlight)
+//   clausewise:show-passage  {index, page}      this script -> viewer (scroll the document)
+//   clausewise:passage-selected {index}         this script -> viewer (mark the selection)
+//   clausewise:highlight-click {index}          viewer -> this script (find it in the list)
+// and window.Clausewise.selected, the selection made before the viewer had started.
 (function () {
   "use strict";
   const card = document.getElementById("contract");
@@ -81,8 +84,8 @@
     document.dispatchEvent(new CustomEvent("clausewise:passage-state",
       { detail: { index: payload.passage, state: payload.state } }));
     if (payload.review_status) showReviewStatus(payload.review_status);
-    updateCounts();
-    applyFilters();
+    refreshCounts();
+    hideUnmatched();
   }
 
   function showReviewStatus(status) {
@@ -96,18 +99,26 @@
     document.getElementById("review-complete").hidden = status !== "COMPLETE";
   }
 
-  function updateCounts() {
-    const counts = {};
-    document.querySelectorAll("#passages > li").forEach((item) => {
-      if (item.dataset.state) counts[item.dataset.state] = (counts[item.dataset.state] || 0) + 1;
-    });
-    document.querySelectorAll("[data-count]").forEach((node) => {
-      node.textContent = String(counts[node.dataset.count] || 0);
-    });
-  }
-
-  // ---- filters (client-side, instant) ----------------------------------------------------
+  // ---- the passage list: one window at a time, fetched as it scrolls ------------------------
+  // The server holds the contract; the page holds a run of passages (filtered on the server) and
+  // asks for the next run when the reader nears either end, or for the run around a passage it
+  // jumps to. Counts per state come from the server too, read again after every live change.
   const filters = document.getElementById("filters");
+  const list = document.getElementById("passages");
+  const scroller = document.getElementById("passage-scroll");
+  const earlier = document.getElementById("load-earlier");
+  const later = document.getElementById("load-later");
+  let loading = null;
+  let generation = 0; // a filter change or a jump makes older answers stale
+
+  function wantedFilters() {
+    if (!filters) return { state: "", category: "", severity: "" };
+    return {
+      state: filters.elements.state.value,
+      category: filters.elements.category.value,
+      severity: filters.elements.severity.value,
+    };
+  }
 
   function matches(item, wanted) {
     if (wanted.state === "FLAGGED" && !item.classList.contains("flagged")) return false;
@@ -117,27 +128,132 @@
     return true;
   }
 
-  function applyFilters() {
-    if (!filters) return;
-    const wanted = {
-      state: filters.elements.state.value,
-      category: filters.elements.category.value,
-      severity: filters.elements.severity.value,
-    };
-    const items = document.querySelectorAll("#passages > li");
-    let shown = 0;
-    items.forEach((item) => {
-      item.hidden = !matches(item, wanted);
-      if (!item.hidden) shown += 1;
-    });
+  function items() {
+    return [...list.querySelectorAll(":scope > li")];
+  }
+
+  // A loaded passage whose state changed live may no longer match the filter: hide it.
+  function hideUnmatched() {
+    if (!list) return;
+    const wanted = wantedFilters();
+    items().forEach((item) => { item.hidden = !matches(item, wanted); });
+    showVisibleCount();
+  }
+
+  function showVisibleCount() {
+    const shown = items().filter((item) => !item.hidden).length;
     document.getElementById("visible-count").textContent =
-      format(L.visible, { shown, total: items.length });
+      format(L.visible, { shown, total: Number(list.dataset.total) || 0 });
+  }
+
+  async function fetchWindow(params) {
+    const query = new URLSearchParams({ ...wantedFilters(), ...params });
+    const response = await fetch(`${list.dataset.url}?${query}`, { credentials: "same-origin" });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return response.json();
+  }
+
+  function showCounts(counts) {
+    document.querySelectorAll("[data-count]").forEach((node) => {
+      node.textContent = String(counts[node.dataset.count] || 0);
+    });
+  }
+
+  function fragment(html) {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content;
+  }
+
+  function setEnds(hasBefore, hasAfter) {
+    list.dataset.hasBefore = hasBefore ? "1" : "";
+    list.dataset.hasAfter = hasAfter ? "1" : "";
+    earlier.hidden = !hasBefore;
+    later.hidden = !hasAfter;
+  }
+
+  // Replace the whole window (a filter change or a jump to a passage that is not loaded).
+  async function loadWindow(params) {
+    const mine = ++generation;
+    const data = await fetchWindow(params);
+    if (mine !== generation) return false;
+    list.replaceChildren(fragment(data.html));
+    list.dataset.total = String(data.total);
+    setEnds(data.hasBefore, data.hasAfter);
+    showCounts(data.counts);
+    showVisibleCount();
+    scroller.scrollTop = 0;
+    document.dispatchEvent(new CustomEvent("clausewise:passages-loaded"));
+    return true;
+  }
+
+  async function extend(direction) {
+    if (loading || !list) return;
+    const all = items();
+    if (!all.length) return;
+    const mine = generation;
+    const params = direction === "later"
+      ? { after: all[all.length - 1].dataset.index }
+      : { before: all[0].dataset.index };
+    loading = fetchWindow(params);
+    try {
+      const data = await loading;
+      if (mine !== generation) return;
+      if (direction === "later") {
+        list.append(fragment(data.html));
+        setEnds(list.dataset.hasBefore, data.hasAfter);
+      } else {
+        const height = scroller.scrollHeight;
+        list.prepend(fragment(data.html));
+        scroller.scrollTop += scroller.scrollHeight - height; // keep what the reader looks at
+        setEnds(data.hasBefore, list.dataset.hasAfter);
+      }
+      list.dataset.total = String(data.total);
+      showCounts(data.counts);
+      hideUnmatched();
+      document.dispatchEvent(new CustomEvent("clausewise:passages-loaded"));
+    } finally {
+      loading = null;
+    }
+    // Still at an end (a short window, a tall pane): keep going.
+    const button = direction === "later" ? later : earlier;
+    if (!button.hidden && nearlyVisible(button)) extend(direction);
+  }
+
+  function nearlyVisible(node) {
+    const pane = scroller.getBoundingClientRect();
+    const box = node.getBoundingClientRect();
+    return box.top < pane.bottom + 400 && box.bottom > pane.top - 400;
+  }
+
+  let countsTimer = null;
+  function refreshCounts() {
+    if (!list) return;
+    clearTimeout(countsTimer);
+    countsTimer = setTimeout(async () => {
+      const data = await fetchWindow({ limit: 0 }).catch(() => null);
+      if (!data) return;
+      list.dataset.total = String(data.total);
+      showCounts(data.counts);
+      showVisibleCount();
+    }, 250);
+  }
+
+  if (list) {
+    const observer = new IntersectionObserver((entries) => {
+      entries.filter((entry) => entry.isIntersecting && !entry.target.hidden)
+        .forEach((entry) => extend(entry.target === later ? "later" : "earlier"));
+    }, { root: scroller, rootMargin: "400px 0px" });
+    observer.observe(later);
+    observer.observe(earlier);
+    later.addEventListener("click", () => extend("later"));
+    earlier.addEventListener("click", () => extend("earlier"));
+    showVisibleCount();
   }
 
   if (filters) {
-    filters.addEventListener("change", applyFilters);
+    filters.addEventListener("change", () => { loadWindow({}).catch(() => {}); });
     filters.addEventListener("submit", (e) => e.preventDefault());
-    applyFilters();
   }
 
   // ---- list <-> document --------------------------------------------------------------------
@@ -147,38 +263,82 @@
     node.classList.add("flash");
   }
 
-  const list = document.getElementById("passages");
+  function markSelected(item) {
+    list.querySelectorAll("li.active").forEach((node) => {
+      node.classList.remove("active");
+      node.removeAttribute("aria-current");
+    });
+    item.classList.add("active");
+    item.setAttribute("aria-current", "true");
+    history.replaceState(null, "", `${location.pathname}${location.search}#passage-${item.dataset.index}`);
+  }
+
+  function scrollListTo(item) {
+    scroller.scrollTop += item.getBoundingClientRect().top - scroller.getBoundingClientRect().top - 8;
+  }
+
+  // Bring passage `index` into the list (fetching its window if it is not loaded), select it
+  // and, unless the document asked, show it in the document.
+  async function goToPassage(index, { fromDocument = false } = {}) {
+    if (!list) return;
+    let item = passageItem(index);
+    if (!item || item.hidden) {
+      if (filters) filters.reset();
+      if (!(await loadWindow({ around: index }))) return;
+      item = passageItem(index);
+    }
+    if (!item) return;
+    markSelected(item);
+    scrollListTo(item);
+    flash(item);
+    // The viewer (a module, started after this script) reads it when it is ready.
+    window.Clausewise.selected = { index, page: Number(item.dataset.page), show: !fromDocument };
+    document.dispatchEvent(new CustomEvent("clausewise:passage-selected", { detail: { index } }));
+    if (!fromDocument) {
+      document.dispatchEvent(new CustomEvent("clausewise:show-passage",
+        { detail: { index, page: Number(item.dataset.page) } }));
+    }
+  }
+
   if (list) {
     list.addEventListener("click", (e) => {
       const item = e.target.closest("#passages > li");
       if (!item || e.target.closest("a, button") || String(window.getSelection())) return;
-      list.querySelectorAll("li.active").forEach((node) => node.classList.remove("active"));
-      item.classList.add("active");
-      document.dispatchEvent(new CustomEvent("clausewise:show-passage",
-        { detail: { index: Number(item.dataset.index), page: Number(item.dataset.page) } }));
+      goToPassage(Number(item.dataset.index));
     });
   }
 
-  // A draft issue's "#12" link: show the passage in the list and in the document.
+  // A "#12" link (the draft's issue table, a passage's page link): show it in list and document.
   document.addEventListener("click", (e) => {
     const link = e.target.closest("a[href^='#passage-']");
-    const item = link && passageItem(link.getAttribute("href").slice("#passage-".length));
-    if (!item || !list) return;
+    const index = link && Number(link.getAttribute("href").slice("#passage-".length));
+    if (!Number.isInteger(index) || !list) return;
     e.preventDefault();
-    document.dispatchEvent(new CustomEvent("clausewise:highlight-click", { detail: { index: Number(item.dataset.index) } }));
-    document.getElementById("review-layout").scrollIntoView({ block: "start" });
-    document.dispatchEvent(new CustomEvent("clausewise:show-passage",
-      { detail: { index: Number(item.dataset.index), page: Number(item.dataset.page) } }));
+    if (!link.closest("#review-layout")) {
+      document.getElementById("review-layout").scrollIntoView({ block: "start" });
+    }
+    goToPassage(index);
   });
 
   document.addEventListener("clausewise:highlight-click", (e) => {
-    const item = passageItem(e.detail.index);
-    if (!item) return;
-    if (item.hidden && filters) { filters.reset(); applyFilters(); }
-    list.querySelectorAll("li.active").forEach((node) => node.classList.remove("active"));
-    item.classList.add("active");
-    list.scrollTop += item.getBoundingClientRect().top - list.getBoundingClientRect().top - 8;
-    flash(item);
+    goToPassage(e.detail.index, { fromDocument: true });
+  });
+
+  // A deep link: /contracts/<id>/#passage-<index> or ?passage=<index>.
+  function deepLinked() {
+    const hash = /^#passage-(\d+)$/.exec(location.hash);
+    if (hash) return Number(hash[1]);
+    return list && list.dataset.selected !== undefined ? Number(list.dataset.selected) : null;
+  }
+
+  const linked = deepLinked();
+  if (linked !== null && list) {
+    window.scrollTo(0, 0); // the browser jumped to the anchor; the panes scroll instead
+    goToPassage(linked).catch(() => {});
+  }
+  window.addEventListener("hashchange", () => {
+    const index = deepLinked();
+    if (index !== null) goToPassage(index).catch(() => {});
   });
 
   // ---- the draft ------------------------------------------------------------------------------
@@ -187,7 +347,7 @@
     if (!box) { location.reload(); return; }
     const status = document.getElementById("draft-status");
     if (status) status.textContent = (L.draftStatuses && L.draftStatuses[payload.status]) || payload.status;
-    box.querySelectorAll("#draft-stream, .summary, .facts, .flags, table.issues").forEach((node) => node.remove());
+    box.querySelectorAll("#draft-stream, .summary, .facts, .flags, .issues-fold").forEach((node) => node.remove());
     box.append(text("p", "summary", payload.summary || ""));
     const facts = Object.entries(payload.key_facts || {}).filter(([, value]) => value);
     if (facts.length) {
@@ -202,10 +362,17 @@
       payload.flags.forEach((flag) => ul.append(text("li", "error small", `${flag.message} “${flag.text}”`)));
       box.append(ul);
     }
-    if ((payload.issues || []).length) box.append(issuesTable(payload.issues));
+    if ((payload.issues || []).length) box.append(issuesFold(payload.issues));
   }
 
-  function issuesTable(issues) {
+  // Folded away, like the page's own: the document comes first.
+  function issuesFold(issues) {
+    const fold = document.createElement("details");
+    fold.className = "issues-fold";
+    fold.id = "issues-fold";
+    const count = issues.length;
+    fold.append(text("summary", "", interpolate(
+      ngettext("%(count)s issue in the draft", "%(count)s issues in the draft", count), { count }, true)));
     const table = document.createElement("table");
     table.className = "issues";
     const head = document.createElement("tr");
@@ -219,7 +386,8 @@
       row.insertCell().append(link);
       [issue.risk, issue.title, issue.recommendation].forEach((value) => row.append(text("td", "", value || "")));
     });
-    return table;
+    fold.append(table);
+    return fold;
   }
 
   // ---- live events ------------------------------------------------------------------------------

@@ -10,10 +10,12 @@ import pytest
 
 from reviewapp.accounts.models import Membership, Role
 from reviewapp.contracts.models import PassageState
+from reviewapp.contracts.review_page import MAX_ISSUES_SHOWN, PAGE_SIZE
 from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.realtime.models import Event
+from reviewapp.reviews.models import RuleFiring
 from reviewapp.reviews.services import review_scan
 from tests.factories import CONTRACT, STRICT, active_playbook, ingested_contract
 
@@ -67,17 +69,17 @@ def test_blocked_review_shows_the_banner(client, reviewer, blocked_contract):
     assert re.search(r'id="review-complete" hidden', page)
 
 
-def test_viewer_data_has_flagged_passages_and_the_text_of_a_text_document(
-    client, reviewer, blocked_contract
-):
-    data = _json_script(_page(client, reviewer, blocked_contract), "viewer-data")
-    assert not data["isPdf"]
-    assert data["text"] == CONTRACT
-    flagged = {p["index"]: p for p in data["flagged"]}
-    assert {p["state"] for p in flagged.values()} == {"PENDING", "REJECTED"}
-    for passage in flagged.values():
-        assert CONTRACT[passage["start"] : passage["end"]] == passage["text"]
-    assert len(data["spans"]) == blocked_contract.passages.count()
+def test_text_document_is_read_by_the_viewer_after_the_page(client, reviewer, blocked_contract):
+    page = _page(client, reviewer, blocked_contract)
+    data = _json_script(page, "viewer-data")
+    assert not data["isPdf"] and "text" not in data  # the page stays small
+    doc = client.get(f"/contracts/{blocked_contract.pk}/document-text/").json()
+    assert doc["text"] == CONTRACT
+    passages = {p.index: p for p in blocked_contract.passages.all()}
+    assert [span[0] for span in doc["spans"]] == sorted(passages)
+    for index, start, end in doc["spans"]:
+        assert CONTRACT[start:end] == passages[index].text
+    assert set(doc["flagged"].values()) == {"PENDING", "REJECTED"}
 
 
 def test_decision_shows_who_decided(client, reviewer, make_user, matter, blocked_contract):
@@ -130,6 +132,37 @@ def test_pdf_is_served_inline_for_the_viewer(client, reviewer, matter, cuad_dir)
     assert len(data["pageSpans"]) == contract.page_count
 
 
+def test_highlights_are_read_per_run_of_pdf_pages(client, reviewer, matter, cuad_dir):
+    labels = [json.loads(line) for line in (cuad_dir / "labels.jsonl").open()]
+    pdf = (cuad_dir / sorted(labels, key=lambda d: d["id"])[3]["pdf"]).read_bytes()
+    contract, _ = contract_upload(
+        matter=matter, file=io.BytesIO(pdf), name="c.pdf", size=len(pdf), enqueue=False
+    )
+    contract_ingest(contract_id=contract.pk, enqueue=False)
+    contract.refresh_from_db()
+    flagged = set(
+        RuleFiring.objects.filter(passage__contract=contract).values_list(
+            "passage__index", flat=True
+        )
+    )
+    client.force_login(reviewer)
+    seen = set()
+    for first in range(1, contract.page_count + 1, 10):
+        url = f"/contracts/{contract.pk}/highlights/?first={first}&last={first + 9}"
+        for row in client.get(url).json()["flagged"]:
+            passage = contract.passages.get(index=row["index"])
+            assert (row["text"], row["state"], row["page"]) == (
+                passage.text,
+                passage.state,
+                passage.page,
+            )
+            span_start = contract.page_spans[first - 1][0]
+            span_end = contract.page_spans[min(first + 9, contract.page_count) - 1][1]
+            assert row["start"] < span_end and row["end"] > span_start
+            seen.add(row["index"])
+    assert seen == flagged and flagged
+
+
 def test_text_document_is_never_served_inline(client, reviewer, blocked_contract):
     blocked_contract.file.save("c.txt", io.BytesIO(CONTRACT.encode()))
     client.force_login(reviewer)
@@ -156,3 +189,147 @@ def test_open_items_show_their_due_time_and_escalation(client, reviewer, blocked
     QueueItem.objects.filter(pk=item.pk).update(due_at=timezone.now() - timedelta(hours=1))
     queue_escalate_overdue()
     assert "Escalated: overdue since" in _page(client, reviewer, blocked_contract)
+
+
+# ---- a long contract: one window at a time, bounded queries and size ----------------------------
+
+
+def _long_contract_text(clauses: int) -> str:
+    """Numbered clauses; every third can be assigned (verify), every fiftieth is MFN (reject)."""
+    body = []
+    for n in range(1, clauses + 1):
+        if n % 50 == 0:
+            words = "Customer shall receive most favored nation pricing on every order."
+        elif n % 3 == 0:
+            words = "Neither party may assign this Agreement without the other's consent."
+        else:
+            words = "The parties shall act in good faith and keep records of the services."
+        body.append(f"{n}. Clause {n}. {words} " + "Further words of the clause. " * 6)
+    return "\n\n".join(body) + "\n"
+
+
+def _long_contract(matter, clauses: int):
+    active_playbook(organisation=matter.organisation, source=STRICT)
+    contract = ingested_contract(matter=matter, text=_long_contract_text(clauses))
+    review_scan(contract_id=contract.pk, enqueue=False)
+    return contract
+
+
+def _indexes(html: str) -> list[int]:
+    return [int(n) for n in re.findall(r'<li class="passage[^"]*" id="passage-(\d+)"', html)]
+
+
+def test_first_response_holds_one_window_whatever_the_contract_size(client, reviewer, matter):
+    contract = _long_contract(matter, 600)
+    page = _page(client, reviewer, contract)
+    assert _indexes(page) == list(range(PAGE_SIZE))
+    assert 'data-has-after="1"' in page and 'data-has-before=""' in page
+    assert f'data-total="{contract.passages.count()}"' in page
+    # Counts still cover the whole contract.
+    shown = {state: int(n) for state, n in re.findall(r'data-count="(\w+)">(\d+)<', page)}
+    assert shown["REJECTED"] == 12 and shown["PENDING"] == 196
+
+
+def test_query_count_does_not_grow_with_the_passage_count(
+    client, reviewer, matter, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    small, large = _long_contract(matter, 30), _long_contract_text(400)
+    large = ingested_contract(matter=matter, text=large, name="large.txt")
+    review_scan(contract_id=large.pk, enqueue=False)
+    client.force_login(reviewer)
+    counts = []
+    for contract in (small, large):
+        for url in (
+            f"/contracts/{contract.pk}/",
+            f"/contracts/{contract.pk}/passages/?after=20&state=FLAGGED",
+            f"/contracts/{contract.pk}/highlights/?first=1&last=10",
+        ):
+            client.get(url)  # warm: sessions, content types
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(url).status_code == 200
+            counts.append(len(queries))
+    assert counts[:3] == counts[3:], counts
+    with django_assert_max_num_queries(25):
+        client.get(f"/contracts/{large.pk}/")
+
+
+def test_first_page_of_a_long_contract_stays_small(client, reviewer, matter):
+    contract = _long_contract(matter, 2000)
+    client.force_login(reviewer)
+    response = client.get(f"/contracts/{contract.pk}/")
+    assert len(response.content) < 200_000, len(response.content)
+    assert len(_indexes(response.content.decode())) == PAGE_SIZE
+
+
+def test_windows_page_through_every_passage_once(client, reviewer, matter):
+    contract = _long_contract(matter, 130)
+    client.force_login(reviewer)
+    url = f"/contracts/{contract.pk}/passages/"
+    seen, after = [], None
+    while True:
+        query = {"limit": 25} if after is None else {"limit": 25, "after": after}
+        data = client.get(url, query).json()
+        seen += _indexes(data["html"])
+        assert data["total"] == contract.passages.count()
+        if not data["hasAfter"]:
+            break
+        after = data["last"]
+    assert seen == sorted(contract.passages.values_list("index", flat=True))
+    back = client.get(url, {"before": 50, "limit": 10}).json()
+    assert _indexes(back["html"]) == list(range(40, 50)) and back["hasBefore"]
+
+
+def test_filters_are_applied_by_the_server_over_the_whole_contract(client, reviewer, matter):
+    contract = _long_contract(matter, 300)
+    client.force_login(reviewer)
+    url = f"/contracts/{contract.pk}/passages/"
+    rejected = client.get(url, {"state": "REJECTED"}).json()
+    expected = sorted(contract.passages.filter(state="REJECTED").values_list("index", flat=True))
+    assert _indexes(rejected["html"]) == expected and rejected["total"] == 6
+    assert not rejected["hasAfter"]
+    flagged = client.get(url, {"state": "FLAGGED", "limit": 200}).json()
+    assert flagged["total"] == 100 + 6 - 2  # clauses 150 and 300 are both
+    critical = client.get(url, {"severity": "critical"}).json()
+    assert _indexes(critical["html"]) == expected
+    assignment = client.get(url, {"category": "Anti-Assignment", "limit": 1}).json()
+    assert assignment["total"] == 98 and assignment["hasAfter"]
+    counts_only = client.get(url, {"limit": 0}).json()
+    assert counts_only["html"].strip() == "" and counts_only["counts"]["REJECTED"] == 6
+
+
+def test_deep_link_opens_the_window_holding_the_passage(client, reviewer, matter):
+    contract = _long_contract(matter, 400)
+    client.force_login(reviewer)
+    page = client.get(f"/contracts/{contract.pk}/?passage=350").content.decode()
+    indexes = _indexes(page)
+    assert 350 in indexes and indexes[0] < 350 and len(indexes) == PAGE_SIZE
+    assert re.search(r'<li class="passage[^"]* active" id="passage-350"', page)
+    assert 'data-has-before="1"' in page and 'data-selected="350"' in page
+    around = client.get(f"/contracts/{contract.pk}/passages/", {"around": 350}).json()
+    assert _indexes(around["html"]) == indexes
+
+
+def test_issue_table_is_folded_away_and_capped(client, reviewer, matter):
+    from reviewapp.reviews.models import Draft
+
+    contract = _long_contract(matter, 150)
+    issues = [
+        {"passage": n, "risk": "high", "title": f"Issue {n}", "recommendation": "Negotiate."}
+        for n in range(MAX_ISSUES_SHOWN + 20)
+    ]
+    Draft.objects.update_or_create(
+        review=contract.review,
+        defaults={
+            "engine": "offline",
+            "status": "COMPLETE",
+            "data": {"summary": "A long contract.", "key_facts": {}, "issues": issues},
+        },
+    )
+    page = _page(client, reviewer, contract)
+    fold = re.search(r'<details class="issues-fold" id="issues-fold">(.*?)</details>', page, re.S)
+    assert fold and f"{MAX_ISSUES_SHOWN + 20} issues in the draft" in fold.group(1)
+    assert fold.group(1).count('<a href="#passage-') == MAX_ISSUES_SHOWN
+    assert page.index('id="document"') < page.index('id="issues-fold"')
