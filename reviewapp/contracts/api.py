@@ -39,6 +39,7 @@ from reviewapp.contracts.services import (
     contract_retry_with_password,
     contract_upload,
 )
+from reviewapp.contracts.unlocked import contract_display_open
 
 
 def _error(code: str, message: str, http_status: int) -> Response:
@@ -198,7 +199,7 @@ class ContractDownloadView(APIView):
         inline_type = INLINE_TYPES.get(contract.kind)
         inline = request.query_params.get("inline") == "1" and inline_type is not None
         return FileResponse(
-            contract.file.open("rb"),
+            contract_display_open(contract=contract) if inline else contract.file.open("rb"),
             as_attachment=not inline,
             filename=contract.original_name,
             content_type=inline_type if inline else "application/octet-stream",

@@ -25,6 +25,7 @@ from reviewapp.accounts.selectors import AnyUser
 from reviewapp.audit.models import AuditAction, AuditActorKind
 from reviewapp.audit.services import audit_record
 from reviewapp.contracts.models import FAILED_STATUSES, WORKING_STATUSES, Contract
+from reviewapp.contracts.unlocked import unlocked_copy_delete
 from reviewapp.realtime.events import event_publish
 from reviewapp.realtime.models import Event
 
@@ -192,6 +193,7 @@ def _is_reference(key: str, value: Any) -> bool:
 def _delete_file(storage: Any, name: str) -> None:
     try:
         storage.delete(name)
+        unlocked_copy_delete(storage=storage, file_name=name)  # a locked PDF's display copy
     except OSError:  # the rows are gone already; a file left behind is logged, not fatal
         logger.exception("could not delete the original file of a deleted contract")
 

@@ -24,7 +24,6 @@ from reviewapp.contracts.extraction import (
     ExtractionError,
     ExtractionLimits,
     detect_kind,
-    extract_file,
 )
 from reviewapp.contracts.extraction.errors import Problem
 from reviewapp.contracts.intake.progress import intake_progress_publish
@@ -37,6 +36,7 @@ from reviewapp.contracts.models import (
 )
 from reviewapp.contracts.ocr import ocr_missing_message, ocr_page_count, ocr_read
 from reviewapp.contracts.segmentation import segment
+from reviewapp.contracts.unlocked import contract_extract
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.services import review_scan
 
@@ -184,7 +184,7 @@ def contract_ingest(
     password = password or cache.get(_password_key(contract_id))
     started = time.perf_counter()
     try:
-        document = extract_file(contract.file.path, limits=_limits(), password=password)
+        document = contract_extract(contract=contract, limits=_limits(), password=password)
     except ExtractionError as error:
         if error.problem == Problem.NO_TEXT_LAYER:
             return _read_scan(contract, ocr_page_count(error.detail), engine, enqueue)

@@ -32,8 +32,14 @@ __all__ = [
 
 
 def extract_file(
-    path: str | os.PathLike[str], *, limits: ExtractionLimits, password: str | None = None
+    path: str | os.PathLike[str],
+    *,
+    limits: ExtractionLimits,
+    password: str | None = None,
+    unlocked_path: str | None = None,
 ) -> ExtractedDocument:
+    """With a ``password`` that opened an encrypted PDF, a decrypted copy is written to
+    ``unlocked_path`` (see `unlock.py`)."""
     path = os.fspath(path)
     size = os.stat(path).st_size
     if size == 0:
@@ -48,6 +54,7 @@ def extract_file(
         "kind": sniffed.kind,
         "path": os.path.abspath(path),
         "password": password,
+        "unlocked_path": unlocked_path,
         "max_pages": limits.max_pages,
         "memory_mb": limits.memory_mb,
         "timeout_s": limits.timeout_s,

@@ -32,6 +32,7 @@ from .errors import ExtractionError, Problem
 from .pdf import extract_pdf
 from .protocol import encode_frame, read_frame, write_frame
 from .text import decode_text
+from .unlock import write_unlocked_pdf
 from .word import extract_docx
 
 # A contract's text is a few MB; far more can only come from a file built to exhaust memory.
@@ -115,6 +116,8 @@ def extract(job: dict[str, Any]) -> ExtractedDocument:
     kind, path = job["kind"], job["path"]
     if kind == "pdf":
         document = extract_pdf(path, password=job.get("password"), max_pages=job["max_pages"])
+        if job.get("password") and job.get("unlocked_path"):
+            write_unlocked_pdf(path, password=job["password"], out_path=job["unlocked_path"])
     elif kind == "docx":
         document = extract_docx(path)
     elif kind == "txt":
