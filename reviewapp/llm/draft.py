@@ -18,7 +18,7 @@ from reviewapp.llm.prompts import draft_user_message, passage_indexes, shared_to
 from reviewapp.llm.schemas import (
     DRAFT_VALIDATOR,
     KEY_FACT_LISTS,
-    KEY_FACT_TEXTS,
+    KEY_FACT_SINGLE,
     schema_errors,
 )
 from reviewapp.llm.usage import CallUsage
@@ -167,7 +167,7 @@ def parse_draft(
     facts = draft["key_facts"]
     for name in KEY_FACT_LISTS:
         facts.setdefault(name, [])
-    for name in KEY_FACT_TEXTS:
+    for name in KEY_FACT_SINGLE:
         facts.setdefault(name, None)
     kept: list[dict[str, Any]] = []
     dropped: list[dict[str, Any]] = []

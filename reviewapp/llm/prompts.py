@@ -37,20 +37,27 @@ Answer with one JSON object and nothing else (a ```json fenced block is fine). I
 {
   "summary": "what the contract is and does, in at most five sentences",
   "key_facts": {
-    "parties": ["each party's name and role"],
-    "dates": ["each date with what it is, e.g. Effective date: 1 March 2024"],
-    "term": "the term, or null if the contract does not state it",
-    "renewal": "how it renews, or null",
-    "governing_law": "governing law and forum, or null",
-    "amounts": ["each fee, price, cap or penalty with its currency"]
+    "parties": [{"name": "the party's name, without address", "role": "its defined role",
+                 "passage": 0, "quote": "the words naming it"}],
+    "agreement_date": {"text": "the date the contract was made", "passage": 0, "quote": "..."},
+    "effective_date": {"text": "...", "passage": 0, "quote": "..."},
+    "expiration_date": {"text": "the end date, or the term as written (e.g. five (5) years from \
+the Effective Date), or perpetual", "passage": 0, "quote": "..."},
+    "renewal_term": {"text": "each renewal period", "passage": 0, "quote": "..."},
+    "notice_period": {"text": "notice needed to stop a renewal", "passage": 0, "quote": "..."},
+    "governing_law": {"text": "the governing law's jurisdiction", "passage": 0, "quote": "..."},
+    "amounts": [{"text": "a fee, price, cap or penalty with its currency", "passage": 0,
+                 "quote": "..."}]
   },
   "issues": [
     {"passage": 12, "risk": "low|medium|high|critical", "title": "short title",
      "recommendation": "what the firm should ask for, following its standard position"}
   ]
 }
-List an issue for every passage that departs from the firm's standard positions or carries risk, \
-most severe first. "passage" is the index n of the marker [Pn]."""
+A key fact the contract does not state is null (or an empty list). "quote" must be words copied \
+verbatim from passage [Pn] where "passage" is n. List an issue for every passage that departs \
+from the firm's standard positions or carries risk, most severe first. "passage" is the index n \
+of the marker [Pn]."""
 
 PLAYBOOK_HEADING = "The firm's standard positions for the topics flagged in this contract:"
 

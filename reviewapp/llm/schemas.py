@@ -51,20 +51,45 @@ RECORD_VERDICTS_TOOL: dict[str, Any] = {
     "strict": True,
 }
 
-KEY_FACT_LISTS = ("parties", "dates", "amounts")
-KEY_FACT_TEXTS = ("term", "renewal", "governing_law")
+# The draft's key facts: each names the passage it was read from and quotes it, so the code can
+# check the quote and normalise the words like the offline engine's (reviewapp.rules.facts).
+KEY_FACT_SINGLE = (
+    "agreement_date",
+    "effective_date",
+    "expiration_date",
+    "renewal_term",
+    "notice_period",
+    "governing_law",
+)
+KEY_FACT_LISTS = ("parties", "amounts")
+_SOURCE = {
+    "passage": {"type": "integer", "description": "Index n of the passage marker [Pn]."},
+    "quote": {"type": "string", "description": "Verbatim words of that passage stating it."},
+}
+KEY_FACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}, **_SOURCE},
+    "required": ["text", "passage", "quote"],
+}
+PARTY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "role": {"type": "string"}, **_SOURCE},
+    "required": ["name", "passage", "quote"],
+}
+KEY_FACTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        **{name: {"anyOf": [KEY_FACT_SCHEMA, {"type": "null"}]} for name in KEY_FACT_SINGLE},
+        "parties": {"type": "array", "items": PARTY_SCHEMA},
+        "amounts": {"type": "array", "items": KEY_FACT_SCHEMA},
+    },
+}
 
 DRAFT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "summary": {"type": "string"},
-        "key_facts": {
-            "type": "object",
-            "properties": {
-                **{name: {"type": "array", "items": {"type": "string"}} for name in KEY_FACT_LISTS},
-                **{name: {"type": ["string", "null"]} for name in KEY_FACT_TEXTS},
-            },
-        },
+        "key_facts": KEY_FACTS_SCHEMA,
         "issues": {
             "type": "array",
             "items": {

@@ -15,6 +15,7 @@ from django.db import transaction
 from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
 from reviewapp.realtime.events import event_publish, matter_group
+from reviewapp.reviews.key_facts import facts_from_data, model_key_facts
 from reviewapp.reviews.model_flags import draft_flags_raise
 from reviewapp.reviews.model_work import (
     chunk_prefix,
@@ -26,7 +27,7 @@ from reviewapp.reviews.model_work import (
 from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
 from reviewapp.reviews.output_rules import draft_flags
 from reviewapp.reviews.slots import model_call_slot
-from reviewapp.rules.engine import extract_facts
+from reviewapp.rules.engine import key_facts_find
 from reviewapp.rules.services import playbook_compiled
 
 COALESCE_S = 0.05  # deltas reach the browser at most every ~50 ms
@@ -79,6 +80,10 @@ def _stream(review: Review, draft: Draft) -> Draft:
     return _finish(review, draft, text=text, data=data, model=config.model, dropped=dropped)
 
 
+def _passage_texts(review: Review) -> dict[int, str]:
+    return dict(review.contract.passages.values_list("index", "text"))
+
+
 def merge_drafts(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Drafts of consecutive chunks as one: summaries in order, facts first-found, all issues."""
     if len(parts) == 1:
@@ -118,7 +123,10 @@ def _finish(
     dropped: Sequence[dict[str, Any]] = (),
 ) -> Draft:
     """Store the complete draft. A model's draft (``model`` given; ``dropped``: its issues that
-    named no passage) also flags the passages it names that no rule flagged, atomically."""
+    named no passage) also flags the passages it names that no rule flagged, atomically, and has
+    its key facts checked against their passages and normalised."""
+    if model:
+        data["key_facts"] = model_key_facts(data.get("key_facts", {}), _passage_texts(review))
     draft.text = text
     draft.data = data
     draft.flags = draft_flags(_draft_prose(data), review.contract.text)
@@ -167,7 +175,10 @@ def draft_payload(draft: Draft) -> dict[str, Any]:
         "engine": draft.engine,
         "status": draft.status,
         "summary": draft.data.get("summary", ""),
-        "key_facts": draft.data.get("key_facts", {}),
+        "key_facts": {  # what the live page shows; the stored shape is in draft.data
+            name: fact.display
+            for name, fact in facts_from_data(draft.data.get("key_facts", {})).items()
+        },
         "issues": draft.data.get("issues", []),
         "flags": draft.flags,
         "ttft_ms": draft.ttft_ms,
@@ -233,7 +244,7 @@ def offline_draft(review: Review) -> dict[str, Any]:
     compiled = playbook_compiled(review.playbook_version)
     contract = review.contract
     passages = list(contract.passages.order_by("index"))
-    facts = extract_facts(compiled, contract.text, passages)
+    facts = key_facts_find(compiled, contract.text, passages)
     issues = []
     seen: set[tuple[int, str]] = set()
     firings = RuleFiring.objects.filter(review=review).select_related("passage")
@@ -270,6 +281,6 @@ def offline_draft(review: Review) -> dict[str, Any]:
         )
     return {
         "summary": summary,
-        "key_facts": {category: fact["value"] for category, fact in facts.items()},
+        "key_facts": {name: fact.as_dict() for name, fact in facts.items()},
         "issues": issues,
     }

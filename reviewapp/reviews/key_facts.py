@@ -3,16 +3,54 @@
 ``facts_of(review)`` is what pages, exports and the portfolio grid read. A fact carries its
 normalised ``value`` (an ISO date, a jurisdiction, a list of parties, an ISO 8601 duration, an
 amount with currency), the human ``display`` text, the passage it came from and the words it was
-read from. Drafts stored before facts were normalised hold a bare string per fact: those come back
-with ``display`` set and ``value`` left ``None``.
+read from. Names are CUAD category names ("Agreement Date", "Governing Law"). Drafts stored before
+facts were normalised hold a bare string per fact (offline) or snake-case keys (Claude): those
+come back under the CUAD names with ``display`` set and ``value`` left ``None``.
+
+``model_key_facts`` turns the facts of a Claude draft into the stored shape: each quote is checked
+against its passage (whitespace-insensitive), and the words go through the offline engine's
+normalisation (``reviewapp.rules.facts.normalise_fact``); a fact whose quote is not in its passage
+keeps its words but no value, and says ``verified: false``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from reviewapp.rules.facts import normalise_fact
+from reviewapp.rules.facts.dates import as_date
+from reviewapp.rules.facts.durations import add_duration, parse_duration
+from reviewapp.rules.facts.model import (
+    AGREEMENT_DATE,
+    AMOUNTS,
+    EFFECTIVE_DATE,
+    EXPIRATION_DATE,
+    GOVERNING_LAW,
+    NOTICE_PERIOD,
+    PARTIES,
+    RENEWAL_TERM,
+)
+
 from .models import Review
+
+# The model's keys (reviewapp.llm.schemas), and the older ones of drafts stored before.
+MODEL_NAMES = {
+    "agreement_date": AGREEMENT_DATE,
+    "effective_date": EFFECTIVE_DATE,
+    "expiration_date": EXPIRATION_DATE,
+    "renewal_term": RENEWAL_TERM,
+    "notice_period": NOTICE_PERIOD,
+    "governing_law": GOVERNING_LAW,
+    "parties": PARTIES,
+    "amounts": AMOUNTS,
+    "term": EXPIRATION_DATE,
+    "renewal": RENEWAL_TERM,
+    "dates": "Dates",
+}
+_KNOWN = {"value", "display", "passage_index", "quote"}
 
 
 @dataclass(frozen=True)
@@ -24,24 +62,152 @@ class KeyFact:
     quote: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The stored shape: what exports and the live page are given."""
+        return {
+            "value": self.value,
+            "display": self.display,
+            "passage_index": self.passage_index,
+            "quote": self.quote,
+            **self.extra,
+        }
+
+    @property
+    def verified(self) -> bool:
+        """False for a model's fact whose quote was not found in its passage."""
+        return self.extra.get("verified", True) is not False
+
 
 def facts_of(review: Review) -> dict[str, KeyFact]:
     draft = getattr(review, "draft", None)
-    data = draft.data.get("key_facts", {}) if draft is not None else {}
-    return {name: _fact(name, raw) for name, raw in data.items() if raw not in (None, "", [])}
+    return facts_from_data(draft.data.get("key_facts", {}) if draft is not None else {})
+
+
+def facts_from_data(data: Mapping[str, Any]) -> dict[str, KeyFact]:
+    """The facts of a draft's stored ``key_facts`` (for callers that loaded the draft's data)."""
+    facts: dict[str, KeyFact] = {}
+    for key, raw in data.items():
+        if raw in (None, "", []):
+            continue
+        name = MODEL_NAMES.get(key, key)
+        if name not in facts:
+            facts[name] = _fact(name, raw)
+    return facts
 
 
 def _fact(name: str, raw: Any) -> KeyFact:
     if isinstance(raw, dict) and "display" in raw:
-        known = {"value", "display", "passage_index", "quote"}
         return KeyFact(
             name=name,
             value=raw.get("value"),
             display=str(raw.get("display") or ""),
             passage_index=raw.get("passage_index"),
             quote=str(raw.get("quote") or ""),
-            extra={k: v for k, v in raw.items() if k not in known},
+            extra={k: v for k, v in raw.items() if k not in _KNOWN},
         )
     if isinstance(raw, list):
-        return KeyFact(name=name, display="; ".join(str(item) for item in raw))
-    return KeyFact(name=name, display=str(raw))
+        return KeyFact(name=name, display="; ".join(_words(item) for item in raw))
+    return KeyFact(name=name, display=_words(raw))
+
+
+def _words(item: Any) -> str:
+    if isinstance(item, dict):
+        return str(item.get("text") or item.get("name") or "")
+    return str(item)
+
+
+def model_key_facts(facts: Mapping[str, Any], passages: Mapping[int, str]) -> dict[str, Any]:
+    """The stored key facts of a model's draft: ``{CUAD name: {"value", "display",
+    "passage_index", "quote", "verified", ...}}``; ``passages`` maps index to stored text."""
+    stored: dict[str, Any] = {}
+    for key, raw in facts.items():
+        name = MODEL_NAMES.get(key)
+        if name is None or raw in (None, [], ""):
+            continue
+        if name == PARTIES:
+            stored[name] = _model_parties(raw, passages)
+        elif name == AMOUNTS:
+            stored[name] = _model_amounts(raw, passages)
+        elif isinstance(raw, dict):
+            stored[name] = _model_fact(name, raw, passages)
+    _compute_expiration(stored)
+    return stored
+
+
+def _model_fact(name: str, raw: Mapping[str, Any], passages: Mapping[int, str]) -> dict[str, Any]:
+    words = str(raw.get("text") or raw.get("quote") or "")
+    index, quote = raw.get("passage"), str(raw.get("quote") or "")
+    verified = isinstance(index, int) and quoted(quote, passages.get(index, ""))
+    value, extra = normalise_fact(name, words) if verified else (None, {})
+    if verified and value is None:
+        value, extra = normalise_fact(name, quote)
+    return {
+        "value": value,
+        "display": words,
+        "passage_index": index if isinstance(index, int) else None,
+        "quote": quote,
+        **extra,
+        "verified": verified,
+    }
+
+
+def _model_parties(raw: Any, passages: Mapping[int, str]) -> dict[str, Any]:
+    parties, quotes, indexes, unverified = [], [], [], []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict) or not item.get("name"):
+            continue
+        index, quote = item.get("passage"), str(item.get("quote") or "")
+        party = {"name": " ".join(str(item["name"]).split()), "role": str(item.get("role") or "")}
+        if isinstance(index, int) and quoted(quote, passages.get(index, "")):
+            parties.append(party)
+            quotes.append(quote)
+            indexes.append(index)
+        else:
+            unverified.append(party)
+    shown = parties or unverified
+    return {
+        "value": parties or None,
+        "display": "; ".join(
+            f"{p['name']} ({p['role']})" if p["role"] else p["name"] for p in shown
+        ),
+        "passage_index": indexes[0] if indexes else None,
+        "quote": quotes[0] if quotes else "",
+        "verified": bool(parties) and not unverified,
+    }
+
+
+def _model_amounts(raw: Any, passages: Mapping[int, str]) -> dict[str, Any]:
+    items = [
+        _model_fact(AMOUNTS, item, passages) for item in (raw if isinstance(raw, list) else [])
+    ]
+    items = [item for item in items if isinstance(item, dict)]
+    values = [amount for item in items for amount in (item["value"] or [])]
+    first = next((item for item in items if item["verified"]), items[0] if items else {})
+    return {
+        "value": values or None,
+        "display": "; ".join(item["display"] for item in items),
+        "passage_index": first.get("passage_index"),
+        "quote": first.get("quote", ""),
+        "verified": all(item["verified"] for item in items),
+    }
+
+
+def _compute_expiration(stored: dict[str, Any]) -> None:
+    """ "five (5) years from the Effective Date": the model's words name a term, not a date."""
+    expiration = stored.get(EXPIRATION_DATE)
+    if not expiration or expiration["value"] is not None or not expiration["verified"]:
+        return
+    term = parse_duration(expiration["display"])
+    start_fact = stored.get(EFFECTIVE_DATE) or stored.get(AGREEMENT_DATE) or {}
+    start: date | None = as_date(start_fact.get("value"))
+    if term is None or start is None or term[-1] not in "YMWD" or not term[1:-1].isdigit():
+        return
+    expiration["value"] = add_duration(start, term).isoformat()
+    expiration.update(computed=True, term=term)
+
+
+def quoted(quote: str, passage_text: str) -> bool:
+    """Whether ``quote`` occurs in the passage, runs of whitespace collapsed. Unlike a verdict's
+    quote (``reviewapp.llm.quote_found``), a fact's may be one short word ("Texas")."""
+    needle = " ".join(quote.split())
+    return bool(needle) and needle in " ".join(passage_text.split())

@@ -33,7 +33,7 @@ def test_draft_streams_deltas_and_returns_the_validated_draft(server):
     assert len(deltas) > 10
     assert "".join(deltas) == result.text
     assert {issue["passage"] for issue in result.draft["issues"]} == {0, 1, 2}
-    assert set(result.draft["key_facts"]) >= {"parties", "term", "governing_law", "amounts"}
+    assert set(result.draft["key_facts"]) >= {"parties", "expiration_date", "governing_law"}
     assert result.usage.outcome == "ok"
     assert result.usage.output_tokens > 0 and result.usage.input_tokens > 0
     assert result.usage.cache_creation_input_tokens > 0
@@ -120,7 +120,7 @@ def test_draft_cut_by_max_tokens_is_a_bad_response_not_worth_retrying(server):
 def test_issues_citing_passages_that_do_not_exist_are_dropped():
     answer = {
         "summary": "s",
-        "key_facts": {"parties": ["Acme Ltd"]},
+        "key_facts": {"parties": [{"name": "Acme Ltd", "passage": 0, "quote": "Acme Ltd"}]},
         "issues": [
             {"passage": 2, "risk": "high", "title": "Uncapped", "recommendation": "Cap it."},
             {"passage": 99, "risk": "low", "title": "Invented", "recommendation": "None."},

@@ -106,7 +106,7 @@ def _key_facts(document: DocumentObject, export: ReviewExport) -> None:
     if not facts:
         document.add_paragraph(_("No key facts were found."))
         return
-    rows = [(name, _fact_text(value)) for name, value in facts.items()]
+    rows = [(name, fact.display or _fact_text(fact.value)) for name, fact in facts.items()]
     _table(document, [_("Fact"), _("Value")], rows)
 
 

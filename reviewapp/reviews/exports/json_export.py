@@ -76,7 +76,7 @@ def json_export_data(export: ReviewExport) -> dict[str, Any]:
             "awaiting_lawyer": export.awaiting_lawyer_count,
         },
         "summary": draft.summary if draft else "",
-        "key_facts": draft.key_facts if draft else {},
+        "key_facts": {name: f.as_dict() for name, f in draft.key_facts.items()} if draft else {},
         "draft": {
             "status": draft.status,
             "issues": draft.issues,

@@ -21,6 +21,7 @@ from typing import Any
 from django.utils import timezone
 
 from reviewapp.contracts.models import PassageState
+from reviewapp.reviews.key_facts import KeyFact
 from reviewapp.reviews.models import Engine, ReviewStatus
 
 UNSET = "—"
@@ -105,7 +106,7 @@ class DraftPart:
     status: str
     models: tuple[str, ...]
     summary: str
-    key_facts: dict[str, Any]
+    key_facts: dict[str, KeyFact]  # reviewapp.reviews.key_facts
     issues: list[dict[str, Any]]
     flags: list[dict[str, Any]]
     error: str

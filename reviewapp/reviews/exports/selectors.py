@@ -18,6 +18,7 @@ from reviewapp.reviews.exports.model import (
     ReviewExport,
     VerificationPart,
 )
+from reviewapp.reviews.key_facts import facts_from_data
 from reviewapp.reviews.model_work import _offline as offline_verdict_of  # the engine's own verdict
 from reviewapp.reviews.models import Draft, Engine, ModelCall, Review, RuleFiring, Verification
 from reviewapp.rules.engine.compiler import CompiledPlaybook
@@ -75,7 +76,7 @@ def _draft(review: Review) -> DraftPart | None:
         status=draft.status,
         models=tuple(sorted(set(models))),
         summary=str(draft.data.get("summary", "")),
-        key_facts=dict(draft.data.get("key_facts", {})),
+        key_facts=facts_from_data(draft.data.get("key_facts", {})),
         issues=list(draft.data.get("issues", [])),
         flags=list(draft.flags),
         error=draft.error,

@@ -6,7 +6,7 @@ for the rule schema.
 """
 
 from .compiler import CompiledPlaybook, clear_compile_cache, compile_playbook
-from .facts import extract_facts
+from .facts import extract_facts, key_facts_find
 from .lint import lint_pattern, lint_rule
 from .loader import load_playbook, load_playbook_data
 from .model import (
@@ -45,6 +45,7 @@ __all__ = [
     "clear_compile_cache",
     "compile_playbook",
     "extract_facts",
+    "key_facts_find",
     "lint_pattern",
     "lint_rule",
     "load_playbook",

@@ -1,0 +1,209 @@
+"""Key facts against the lawyers' answers: agreement, effective and expiration date, governing law.
+
+Run: .venv/bin/python benchmarks/facts_accuracy.py [--source txt|pdf|both] [--half even|odd|all]
+     [--show FACT] [--limit N]
+
+For every CUAD development contract, the text (the .txt, or the PDF read by the app's own
+extractor, sandboxed as an upload is) is segmented and read by the offline engine's fact finding
+(``reviewapp.rules.facts.find_facts`` over the shipped English playbook's extractors), and each
+fact's normalised value is compared with the lawyers' normalised answer in labels.jsonl:
+- dates: "7/11/06" is 2006-07-11; "[]/[]/2015" (the contract leaves day and month blank) is
+  2015 and only the value 2015 is right; an answer without any digit ("[]/[]/[]") states nothing;
+- expiration "perpetual" is the value "perpetual";
+- governing law: the answer's first jurisdiction part ("Ontario, Canada": Ontario) must be the
+  one we read ("England" matches "England and Wales"); answers listing several accept any.
+A contract "states" a fact when its answer is not empty. Per fact: right, wrong (a value that is
+not the answer) and empty (no value) among those; the target is right >= 0.90 and wrong < empty.
+
+The finders were tuned looking at the contracts of even index (0, 2, 4, ... in labels.jsonl);
+``--half odd`` scores only the others, a held-out estimate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from reviewapp.contracts.extraction import ExtractionError, ExtractionLimits, extract_file  # noqa: E402
+from reviewapp.contracts.segmentation import segment  # noqa: E402
+from reviewapp.rules.engine import compile_playbook, extract_facts, load_playbook  # noqa: E402
+from reviewapp.rules.facts import find_facts  # noqa: E402
+from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction  # noqa: E402
+from reviewapp.rules.facts.model import PERPETUAL  # noqa: E402
+
+CUAD = ROOT.parent / "shared" / "data" / "cuad"
+PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"
+FACTS = ("Agreement Date", "Effective Date", "Expiration Date", "Governing Law")
+TARGET_RIGHT = 0.90
+_PIVOT = 50
+
+
+@dataclass
+class Tally:
+    stated: int = 0
+    right: int = 0
+    wrong: int = 0
+    empty: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, verdict: str, note: str) -> None:
+        self.stated += 1
+        setattr(self, verdict, getattr(self, verdict) + 1)
+        if verdict != "right":
+            self.misses.append(f"{verdict}: {note}")
+
+    @property
+    def share(self) -> float:
+        return self.right / self.stated if self.stated else 0.0
+
+    @property
+    def meets(self) -> bool:
+        return self.share >= TARGET_RIGHT and self.wrong < max(self.empty, 1)
+
+
+def answer_dates(answer: str) -> list[tuple[int | None, ...]]:
+    """The date(s) of an answer as (year, month, day), None where the contract left a blank."""
+    dates = []
+    for part in answer.split(";"):
+        pieces = [p.strip() for p in part.strip().split("/")]
+        if len(pieces) != 3 or not re.search(r"\d", part):
+            continue
+        month, day, year = (int(p) if p.isdigit() else None for p in pieces)
+        if month is not None and day is not None and month > 12 >= day:  # "31/01/2025"
+            month, day = day, month
+        if year is not None and year < 100:
+            year += 1900 if year >= _PIVOT else 2000
+        dates.append((year, month, day))
+    return dates
+
+
+def value_date(value: object) -> tuple[int | None, ...] | None:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}(?:-\d\d){0,2}", value):
+        return None
+    parts = [int(p) for p in value.split("-")]
+    return tuple(parts + [None] * (3 - len(parts)))  # type: ignore[list-item]
+
+
+def judge(fact: str, answer: str, value: object) -> str | None:
+    """ "right", "wrong" or "empty"; None when the answer states nothing."""
+    if fact == "Governing Law":
+        return _judge_law(answer, value)
+    perpetual = answer.strip().lower() == PERPETUAL
+    dates = answer_dates(answer)
+    if not perpetual and not dates:
+        return None
+    if value in (None, ""):
+        return "empty"
+    if perpetual:
+        return "right" if value == PERPETUAL else "wrong"
+    return "right" if value_date(value) in dates else "wrong"
+
+
+def _judge_law(answer: str, value: object) -> str | None:
+    wanted = [normalise_jurisdiction(part) for part in answer.split(";") if part.strip()]
+    if not answer.strip():
+        return None
+    if not value:
+        return "empty"
+    ours = normalise_jurisdiction(str(value))
+    for place in wanted:
+        if place is None or ours is None:
+            continue
+        if place == ours or (
+            place.country == ours.country and place.region and place.region in ours.region
+        ):
+            return "right"
+    return "wrong"
+
+
+def contracts(half: str) -> Iterator[tuple[int, dict]]:
+    with open(CUAD / "labels.jsonl", encoding="utf-8") as lines:
+        for index, line in enumerate(lines):
+            if half == "all" or (index % 2 == 0) == (half == "even"):
+                yield index, json.loads(line)
+
+
+def read_text(row: dict, source: str) -> tuple[str, list[tuple[int, int]] | None]:
+    if source == "txt":
+        return (CUAD / row["txt"]).read_text(encoding="utf-8"), None
+    document = extract_file(CUAD / row["pdf"], limits=ExtractionLimits())
+    return document.text, document.page_spans
+
+
+def facts_of_text(compiled, text: str, page_spans) -> dict:
+    passages = segment(text, page_spans)
+    raw = extract_facts(compiled, text, passages)
+    return find_facts(passages, raw=raw)
+
+
+def score(source: str, half: str, limit: int | None = None) -> dict[str, Tally]:
+    compiled = compile_playbook(load_playbook(PLAYBOOK))
+    tallies = {fact: Tally() for fact in FACTS}
+    for count, (index, row) in enumerate(contracts(half)):
+        if limit is not None and count >= limit:
+            break
+        try:
+            facts = facts_of_text(compiled, *read_text(row, source))
+        except ExtractionError as error:
+            print(f"  {source} {index}: {error.code}", file=sys.stderr)
+            facts = {}
+        for fact in FACTS:
+            found = facts.get(fact)
+            value = found.value if found else None
+            verdict = judge(fact, row["answers"][fact], value)
+            if verdict is not None:
+                shown = found.display if found else ""
+                note = f"#{index} answer {row['answers'][fact]!r} ours {value!r} {shown[:80]!r}"
+                tallies[fact].add(verdict, note)
+    return tallies
+
+
+def report(source: str, half: str, tallies: dict[str, Tally], show: str | None) -> bool:
+    print(f"\n{source} / {half} half")
+    print(f"{'fact':<18}{'stated':>7}{'right':>7}{'share':>7}{'wrong':>7}{'empty':>7}  target")
+    ok = True
+    for fact, tally in tallies.items():
+        ok &= tally.meets
+        print(
+            f"{fact:<18}{tally.stated:>7}{tally.right:>7}{tally.share:>7.3f}{tally.wrong:>7}"
+            f"{tally.empty:>7}  {'met' if tally.meets else 'MISSED'}"
+        )
+        if show and show.lower() in fact.lower():
+            for miss in tally.misses:
+                print("   ", miss)
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", choices=["txt", "pdf", "both"], default="both")
+    parser.add_argument("--half", choices=["even", "odd", "all", "split"], default="split")
+    parser.add_argument("--show", help="list the misses of facts whose name contains this")
+    parser.add_argument("--limit", type=int)
+    args = parser.parse_args()
+    if not (CUAD / "labels.jsonl").exists():
+        print(f"CUAD data not found at {CUAD}; nothing measured.")
+        return 0
+    sources = ["txt", "pdf"] if args.source == "both" else [args.source]
+    halves = ["all", "even", "odd"] if args.half == "split" else [args.half]
+    ok = True
+    for source in sources:
+        for half in halves:
+            started = time.perf_counter()
+            tallies = score(source, half, args.limit)
+            ok &= report(source, half, tallies, args.show)
+            print(f"({time.perf_counter() - started:.1f} s)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""All facts of a contract, and the normalisation of a fact's words read elsewhere (a playbook
+extractor's match, a model's answer)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .amounts import find_amounts
+from .dates import parse_date
+from .durations import parse_duration
+from .finders import agreement_date, effective_date, expiration_date, governing_law
+from .jurisdictions import normalise_jurisdiction
+from .model import (
+    AGREEMENT_DATE,
+    AMOUNTS,
+    EFFECTIVE_DATE,
+    EXPIRATION_DATE,
+    GOVERNING_LAW,
+    NOTICE_PERIOD,
+    PARTIES,
+    PERPETUAL,
+    RENEWAL_TERM,
+    Fact,
+    PassageText,
+)
+from .parties import parties_from
+
+# Our finders read English; for facts they cover, a playbook's match stands in only in Chinese.
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+DATE_FACTS = (AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE)
+DURATION_FACTS = (RENEWAL_TERM, NOTICE_PERIOD)
+
+
+def find_facts(
+    passages: Sequence[PassageText], raw: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, Fact]:
+    """Every key fact found. ``raw`` are the playbook extractors' first matches
+    (``{category: {"value", "start", "end"}}``, offsets into the text the passages cut): they
+    decide the facts our finders do not look for (parties, renewal, notice, document name), and
+    stand in for a finder that found nothing when their words normalise to a value (a Chinese
+    contract's 2024年3月1日)."""
+    passages = [p for p in passages if p.text]
+    found: dict[str, Fact | None] = {}
+    found[AGREEMENT_DATE] = agreement_date(passages)
+    found[EFFECTIVE_DATE] = effective_date(passages, found[AGREEMENT_DATE])
+    found[EXPIRATION_DATE] = expiration_date(passages, found[EFFECTIVE_DATE], found[AGREEMENT_DATE])
+    found[GOVERNING_LAW] = governing_law(passages)
+    for name, match in (raw or {}).items():
+        ours = name in found
+        if found.get(name) is None and (not ours or _CJK.search(str(match.get("value", "")))):
+            found[name] = _from_raw(name, match, passages)
+    return {name: fact for name, fact in found.items() if fact is not None}
+
+
+def _from_raw(name: str, match: Mapping[str, Any], passages: Sequence[PassageText]) -> Fact | None:
+    words = str(match.get("value") or "")
+    passage = _passage_at(passages, int(match.get("start", -1)))
+    value, extra = normalise_fact(name, words)
+    if value is None and name in (*DATE_FACTS, GOVERNING_LAW):
+        return None  # words that read as no date or place: saying nothing beats a fragment
+    quote = words if passage is not None and words in passage.text else ""
+    return Fact(
+        name=name,
+        value=value,
+        display=_display(name, value, words),
+        passage_index=passage.index if passage is not None and quote else None,
+        quote=quote,
+        extra=extra,
+    )
+
+
+def normalise_fact(name: str, words: str) -> tuple[Any, dict[str, Any]]:
+    """The normalised value of a fact's words, and what else they say (``renews``, the
+    jurisdiction's country, an amount's currency). ``(None, {})`` when they hold no value."""
+    words = " ".join(str(words).split())
+    if not words:
+        return None, {}
+    if name in DATE_FACTS:
+        if name == EXPIRATION_DATE and _says_perpetual(words):
+            return PERPETUAL, {"computed": False}
+        return parse_date(words), {}
+    if name == GOVERNING_LAW:
+        place = normalise_jurisdiction(words)
+        if place is None:
+            return None, {}
+        return place.name, {"country": place.country, "region": place.region}
+    if name in DURATION_FACTS:
+        return parse_duration(words), ({"renews": True} if name == RENEWAL_TERM else {})
+    if name == PARTIES:
+        return parties_from(words) or None, {}
+    if name == AMOUNTS:
+        return [amount.as_dict() for amount in find_amounts(words)] or None, {}
+    return words, {}
+
+
+def _says_perpetual(words: str) -> bool:
+    lowered = words.lower()
+    return any(cue in lowered for cue in ("perpetu", "indefinite", "until terminated"))
+
+
+def _display(name: str, value: Any, words: str) -> str:
+    if name == PARTIES and isinstance(value, list):
+        return "; ".join(
+            f"{p['name']} ({p['role']})" if p.get("role") else p["name"] for p in value
+        )
+    if name == GOVERNING_LAW and value:
+        return str(value)
+    return words
+
+
+def _passage_at(passages: Sequence[PassageText], offset: int) -> PassageText | None:
+    if offset < 0 or not passages:
+        return None
+    starts = [p.start for p in passages]
+    position = bisect_right(starts, offset) - 1
+    if position < 0:
+        return None
+    passage = passages[position]
+    return passage if passage.start <= offset < max(passage.end, passage.start + 1) else None

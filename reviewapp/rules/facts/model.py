@@ -1,0 +1,59 @@
+"""What fact finding reads (passages) and returns (facts with their value and source)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+AGREEMENT_DATE = "Agreement Date"
+EFFECTIVE_DATE = "Effective Date"
+EXPIRATION_DATE = "Expiration Date"
+RENEWAL_TERM = "Renewal Term"
+NOTICE_PERIOD = "Notice Period To Terminate Renewal"
+GOVERNING_LAW = "Governing Law"
+PARTIES = "Parties"
+AMOUNTS = "Amounts"
+DOCUMENT_NAME = "Document Name"
+PERPETUAL = "perpetual"
+
+
+class PassageText(Protocol):
+    """A passage as segmentation and the database give it: ``text`` is the normalised passage;
+    ``start``/``end`` are offsets into the contract as stored."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def heading(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One key fact: ``value`` normalised, ``display`` for people, and where it was read:
+    ``quote`` is verbatim from the text of passage ``passage_index``."""
+
+    name: str
+    value: Any
+    display: str
+    passage_index: int | None = None
+    quote: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "display": self.display,
+            "passage_index": self.passage_index,
+            "quote": self.quote,
+            **self.extra,
+        }
