@@ -23,6 +23,7 @@ class AuditAction(models.TextChoices):
     QUEUE_MENTIONED = "queue.mentioned", "Lawyer mentioned"
     QUEUE_NOTE_EDITED = "queue.note_edited", "Decision note changed"
     QUEUE_ESCALATED = "queue.escalated", "Queue item escalated"
+    QUEUE_UNDONE = "queue.undone", "Queue decision undone"
     PLAYBOOK_COPIED = "playbook.copied", "Playbook copied"
     PLAYBOOK_VERSION_CREATED = "playbook.version_created", "Playbook edited"
     PLAYBOOK_ACTIVATED = "playbook.activated", "Playbook activated"

@@ -5,3 +5,10 @@ class QueueConfig(AppConfig):
     name = "reviewapp.queue"
     label = "review_queue"
     verbose_name = "Lawyers' queue"
+
+    def ready(self) -> None:
+        # Reviews announce a passage that needs a lawyer; the queue (above them) opens its item.
+        from reviewapp.queue.services import queue_item_open
+        from reviewapp.reviews.services import review_handoff_register
+
+        review_handoff_register(queue_item_open)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from reviewapp.accounts.models import Matter
 from reviewapp.contracts.models import Passage
@@ -9,14 +10,16 @@ from reviewapp.reviews.models import Review
 
 
 class ItemStatus(models.TextChoices):
-    OPEN = "OPEN", "Open"
-    CLAIMED = "CLAIMED", "Claimed"
-    DONE = "DONE", "Decided"
+    OPEN = "OPEN", _("Open")
+    CLAIMED = "CLAIMED", _("Claimed")
+    DONE = "DONE", _("Decided")
 
 
 class Decision(models.TextChoices):
-    ACCEPT = "accept", "Accept"
-    REJECT = "reject", "Reject"
+    """What the lawyer decides is the clause itself, not the flag: the words say so."""
+
+    ACCEPT = "accept", _("Clause acceptable")
+    REJECT = "reject", _("Clause not acceptable")
 
 
 class QueueItem(models.Model):
@@ -27,6 +30,8 @@ class QueueItem(models.Model):
     matter = models.ForeignKey(Matter, on_delete=models.CASCADE, related_name="queue_items")
     state = models.CharField(max_length=24)  # the passage's state when the item was opened
     severity = models.CharField(max_length=10)
+    # The category of the most severe routing rule that fired (the queue filters on it).
+    category = models.CharField(max_length=80, blank=True, default="")
     reason = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=8, choices=ItemStatus.choices, default=ItemStatus.OPEN)
     claimed_by = models.ForeignKey(
@@ -45,7 +50,12 @@ class QueueItem(models.Model):
 
     class Meta:
         ordering = ["due_at", "id"]
-        indexes = [models.Index(fields=["matter", "status", "due_at"])]
+        indexes = [
+            models.Index(fields=["matter", "status", "due_at"]),
+            models.Index(
+                fields=["status", "decided_by", "decided_at"], name="queue_decided_by_idx"
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["passage"],
@@ -77,13 +87,14 @@ class QueueComment(models.Model):
 
 
 class HistoryAction(models.TextChoices):
-    OPENED = "opened", "Opened"
-    CLAIMED = "claimed", "Claimed"
-    HANDED_OVER = "handed_over", "Handed over"
-    MENTIONED = "mentioned", "Mentioned"
-    DECIDED = "decided", "Decided"
-    NOTE_EDITED = "note_edited", "Note changed"
-    ESCALATED = "escalated", "Escalated"
+    OPENED = "opened", _("Opened")
+    CLAIMED = "claimed", _("Claimed")
+    HANDED_OVER = "handed_over", _("Handed over")
+    MENTIONED = "mentioned", _("Mentioned")
+    DECIDED = "decided", _("Decided")
+    NOTE_EDITED = "note_edited", _("Note changed")
+    ESCALATED = "escalated", _("Escalated")
+    UNDONE = "undone", _("Decision undone")
 
 
 class QueueHistory(models.Model):

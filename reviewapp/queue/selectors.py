@@ -1,37 +1,107 @@
+"""Reading the queue: which items a user sees, filtered (matter, contract, category, severity,
+state, overdue, mine), with the live count of every filter value, and how many items wait
+for whom. The filters arrive as the page's query string, so a filtered view survives a
+reload and can be shared."""
+
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+from django.http import QueryDict
 from django.utils import timezone
 
 from reviewapp.accounts.models import Membership
 from reviewapp.accounts.selectors import AnyUser
-from reviewapp.contracts.models import Passage
-from reviewapp.queue.models import ItemStatus, QueueComment, QueueItem
-from reviewapp.queue.services import DECIDERS, SEVERITY_RANK
-from reviewapp.reviews.models import RuleFiring, Verification
-from reviewapp.rules.models import PlaybookVersion
-from reviewapp.rules.services import playbook_compiled
+from reviewapp.contracts.models import PassageState
+from reviewapp.queue.models import ItemStatus, QueueItem
+from reviewapp.queue.records import DECIDERS
+from reviewapp.rules.engine.model import SEVERITIES, SEVERITY_RANK
+
+STATES = (PassageState.REJECTED, PassageState.NEEDS_HUMAN_REVIEW)
+GROUPINGS = ("", "contract")
+
+
+@dataclass(frozen=True)
+class QueueFilters:
+    """The queue's filters; an empty value means "any". Unknown values are dropped."""
+
+    matter: int | None = None
+    contract: int | None = None
+    category: str = ""
+    severity: str = ""
+    state: str = ""
+    overdue: bool = False
+    mine: bool = False
+    group: str = ""
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> QueueFilters:
+        def number(name: str) -> int | None:
+            value = query.get(name, "")
+            return int(value) if value.isdigit() else None
+
+        severity, state, group = (
+            query.get("severity", ""),
+            query.get("state", ""),
+            query.get("group", ""),
+        )
+        return cls(
+            matter=number("matter"),
+            contract=number("contract"),
+            category=query.get("category", "")[:80],
+            severity=severity if severity in SEVERITIES else "",
+            state=state if state in STATES else "",
+            overdue=query.get("overdue") == "1",
+            mine=query.get("mine") == "1",
+            group=group if group in GROUPINGS else "",
+        )
+
+    def query_string(self, **changes: Any) -> str:
+        """This view's query string with some filters changed (``None``/``""`` drops one)."""
+        changed = replace(self, **changes)
+        query = QueryDict(mutable=True)
+        for spec in fields(changed):
+            value = getattr(changed, spec.name)
+            if value is True:
+                query[spec.name] = "1"
+            elif value not in (None, "", False):
+                query[spec.name] = str(value)
+        return query.urlencode()
+
+    @property
+    def active(self) -> bool:
+        return any(
+            getattr(self, spec.name) not in (None, "", False)
+            for spec in fields(self)
+            if spec.name != "group"
+        )
+
+
+def _rank() -> Case:
+    return Case(
+        *[When(severity=name, then=Value(value)) for name, value in SEVERITY_RANK.items()],
+        default=Value(len(SEVERITY_RANK)),
+        output_field=IntegerField(),
+    )
+
+
+def _decider_matters(user: AnyUser) -> QuerySet[Membership]:
+    return Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
 
 
 def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:
     """Open and claimed items of the matters where the user decides, most urgent first."""
     if not user.is_authenticated:
         return QueueItem.objects.none()
-    matters = Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
-    rank = Case(
-        *[When(severity=name, then=Value(value)) for name, value in SEVERITY_RANK.items()],
-        default=Value(9),
-        output_field=IntegerField(),
-    )
     return (
-        QueueItem.objects.filter(matter__in=matters)
+        QueueItem.objects.filter(matter__in=_decider_matters(user))
         .exclude(status=ItemStatus.DONE)
         .select_related("passage__contract", "claimed_by", "matter", "review")
         # A contract's text can run to megabytes; the queue needs its name, not its text.
         .defer("passage__contract__text", "passage__contract__page_spans")
-        .annotate(rank=rank)
+        .annotate(rank=_rank())
         .order_by("rank", "due_at", "pk")
     )
 
@@ -41,121 +111,128 @@ def queue_item_for_user(*, user: AnyUser, item_id: int) -> QueueItem | None:
     return queue_items_for_user(user=user).filter(pk=item_id).first()
 
 
-def queue_items_decided_by(*, user: AnyUser, limit: int = 20) -> QuerySet[QueueItem]:
-    """The user's latest decisions, whose notes they may still change."""
-    if not user.is_authenticated:
-        return QueueItem.objects.none()
-    matters = Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
-    return (
-        QueueItem.objects.filter(matter__in=matters, status=ItemStatus.DONE, decided_by=user)
-        .select_related("passage__contract")
-        .order_by("-decided_at", "-pk")[:limit]
-    )
+def _filtered(items: QuerySet[QueueItem], filters: QueueFilters, user: AnyUser) -> QuerySet:
+    where = Q()
+    if filters.matter is not None:
+        where &= Q(matter_id=filters.matter)
+    if filters.contract is not None:
+        where &= Q(passage__contract_id=filters.contract)
+    if filters.category:
+        where &= Q(category=filters.category)
+    if filters.severity:
+        where &= Q(severity=filters.severity)
+    if filters.state:
+        where &= Q(state=filters.state)
+    if filters.overdue:
+        where &= Q(due_at__lt=timezone.now())
+    if filters.mine:
+        where &= Q(status=ItemStatus.CLAIMED, claimed_by=user)
+    return items.filter(where)
 
 
-def queue_items_with_playbooks(items: list[QueueItem]) -> list[QueueItem]:
-    """Load each playbook version once for a page of items (a version's source is large)."""
-    ids = {item.review.playbook_version_id for item in items}
-    versions = {v.pk: v for v in PlaybookVersion.objects.filter(pk__in=ids)}
-    for item in items:
-        item.review.playbook_version = versions[item.review.playbook_version_id]
+def queue_items_filtered(*, user: AnyUser, filters: QueueFilters) -> QuerySet[QueueItem]:
+    """The items of the view, most urgent first; grouped by contract, contract by contract."""
+    items = _filtered(queue_items_for_user(user=user), filters, user)
+    if filters.group == "contract":
+        items = items.order_by(
+            "passage__contract__original_name", "passage__contract_id", "rank", "due_at", "pk"
+        )
     return items
 
 
-def queue_item_context(item: QueueItem) -> dict[str, Any]:
-    """What a lawyer needs to decide: neighbours, the rules and why they fired, the verifier,
-    the comments and the item's history."""
-    passage = item.passage
-    neighbours = list(
-        Passage.objects.filter(
-            contract_id=passage.contract_id, index__in=[passage.index - 1, passage.index + 1]
-        ).order_by("index")
+@dataclass
+class Facet:
+    """One filter's values with how many items each would show (the other filters kept)."""
+
+    name: str
+    values: list[dict[str, Any]] = field(default_factory=list)
+
+
+FACETS = {
+    "matter": ("matter_id", "matter__name"),
+    "contract": ("passage__contract_id", "passage__contract__original_name"),
+    "category": ("category", "category"),
+    "severity": ("severity", "severity"),
+    "state": ("state", "state"),
+}
+
+
+def queue_facets(*, user: AnyUser, filters: QueueFilters) -> dict[str, Any]:
+    """Live counts for the filter bar: per value of each filter, how many items it would show
+    with the other filters as they are; and the overdue and mine counts. Seven queries."""
+    base = queue_items_for_user(user=user).order_by()
+    facets: dict[str, Any] = {}
+    for name, (key, label) in FACETS.items():
+        others = _filtered(base, replace(filters, **{name: _empty(name)}), user)
+        rows = others.values(key, label).annotate(n=Count("pk")).order_by(label)
+        values = [{"value": row[key], "label": row[label], "n": row["n"]} for row in rows]
+        if name == "severity":
+            values.sort(key=lambda v: SEVERITY_RANK.get(v["value"], len(SEVERITY_RANK)))
+        facets[name] = values
+    now = timezone.now()
+    facets["overdue"] = (
+        _filtered(base, replace(filters, overdue=False), user).filter(due_at__lt=now).count()
     )
-    firings = list(RuleFiring.objects.filter(passage=passage))
-    on_heading = _heading_hits(item, passage, firings)
-    comments = QueueComment.objects.filter(item=item).select_related("author")
-    return {
-        "item": item,
-        "before": [n for n in neighbours if n.index < passage.index],
-        "after": [n for n in neighbours if n.index > passage.index],
-        "segments": passage_segments(
-            passage,
-            [
-                _span_in_passage(f, passage)
-                for f in firings
-                if f.pk not in on_heading and f.score is None  # a router flag marks no words
-            ],
-        ),
-        "firings": [_firing(firing, passage, firing.pk in on_heading) for firing in firings],
-        "v": Verification.objects.filter(passage=passage).first(),
-        "comments": comments.prefetch_related("mentions"),
-        "history": item.history.select_related("actor"),
-        "overdue": item.status != ItemStatus.DONE and item.due_at < timezone.now(),
-    }
-
-
-def _span_in_passage(firing: RuleFiring, passage: Passage) -> tuple[int, int]:
-    """Offsets into ``passage.text`` (normalised): stored by the scan; older firings kept only
-    contract offsets, which match the passage text where normalisation changed no length."""
-    if firing.text_start is not None and firing.text_end is not None:
-        return firing.text_start, firing.text_end
-    return firing.match_start - passage.start, firing.match_end - passage.start
-
-
-def passage_segments(passage: Passage, spans: list[tuple[int, int]]) -> list[dict[str, Any]]:
-    """The passage's text cut into plain and matched pieces (spans are offsets into it)."""
-    text = passage.text
-    inside = sorted(
-        (max(start, 0), min(end, len(text)))
-        for start, end in spans
-        if end > 0 and start < len(text)
+    facets["mine"] = (
+        _filtered(base, replace(filters, mine=False), user)
+        .filter(status=ItemStatus.CLAIMED, claimed_by=user)
+        .count()
     )
-    segments: list[dict[str, Any]] = []
-    cursor = 0
-    for start, end in inside:
-        if end <= cursor:
-            continue
-        start = max(start, cursor)
-        if start > cursor:
-            segments.append({"text": text[cursor:start], "hit": False})
-        segments.append({"text": text[start:end], "hit": True})
-        cursor = end
-    if cursor < len(text):
-        segments.append({"text": text[cursor:], "hit": False})
-    return segments
+    return facets
 
 
-def _heading_hits(item: QueueItem, passage: Passage, firings: list[RuleFiring]) -> set[int]:
-    """Firings whose rule matched the heading in force: the engine records them as spanning
-    the whole passage, but what the lawyer should see is the heading that matched."""
-    whole = [f for f in firings if (f.match_start, f.match_end) == (passage.start, passage.end)]
-    if not whole or not passage.heading:
-        return set()
-    compiled = playbook_compiled(item.review.playbook_version)
-    return {
-        f.pk
-        for f in whole
-        if f.rule_id in compiled.by_id and compiled.compiled_rule(f.rule_id).rule.scope != "passage"
-    }
+def _empty(name: str) -> Any:
+    return None if name in ("matter", "contract") else ""
 
 
-def _firing(firing: RuleFiring, passage: Passage, on_heading: bool) -> dict[str, Any]:
-    # Matches lie inside their passage: cut them from it, not from the whole contract's text.
-    start, end = _span_in_passage(firing, passage)
-    text = passage.heading if on_heading else passage.text[max(start, 0) : max(end, 0)]
-    return {
-        "rule_id": firing.rule_id,
-        "category": firing.category,
-        "action": firing.action,
-        "severity": firing.severity,
-        "match": text[:200],
-        "on_heading": on_heading,
-        "router": _router_reason(firing),
-    }
+def queue_waiting_summary(*, user: AnyUser) -> list[dict[str, Any]]:
+    """For every matter the user belongs to (any role, reviewers too): how many items wait,
+    how many are claimed and by whom, and which lawyers may decide them. Two queries."""
+    if not user.is_authenticated:
+        return []
+    matters = Membership.objects.filter(user=user).values("matter")
+    rows = (
+        QueueItem.objects.filter(matter__in=matters)
+        .exclude(status=ItemStatus.DONE)
+        .values("matter_id", "matter__name", "status", "claimed_by__username")
+        .annotate(n=Count("pk"))
+        .order_by("matter__name", "claimed_by__username")
+    )
+    summary: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        entry = summary.setdefault(
+            row["matter_id"],
+            {
+                "matter_id": row["matter_id"],
+                "matter": row["matter__name"],
+                "waiting": 0,
+                "open": 0,
+                "claimed": [],
+                "lawyers": [],
+            },
+        )
+        entry["waiting"] += row["n"]
+        if row["status"] == ItemStatus.OPEN:
+            entry["open"] += row["n"]
+        else:
+            entry["claimed"].append({"username": row["claimed_by__username"], "n": row["n"]})
+    deciders = Membership.objects.filter(matter_id__in=summary, role__in=DECIDERS).values_list(
+        "matter_id", "user__username"
+    )
+    for matter_id, username in deciders.order_by("user__username"):
+        summary[matter_id]["lawyers"].append(username)
+    return list(summary.values())
 
 
-def _router_reason(firing: RuleFiring) -> dict[str, Any] | None:
-    """Why the learned router fired: its score and the words that weighed most."""
-    if firing.score is None:
-        return None
-    return {"score": firing.score, "percent": round(firing.score * 100), "words": firing.words}
+def queue_items_decided_by(*, user: AnyUser, limit: int = 20) -> QuerySet[QueueItem]:
+    """The user's latest decisions, whose notes they may still change (or undo, in time)."""
+    if not user.is_authenticated:
+        return QueueItem.objects.none()
+    return (
+        QueueItem.objects.filter(
+            matter__in=_decider_matters(user), status=ItemStatus.DONE, decided_by=user
+        )
+        .select_related("passage__contract")
+        .defer("passage__contract__text", "passage__contract__page_spans")
+        .order_by("-decided_at", "-pk")[:limit]
+    )

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from reviewapp.queue.services import queue_escalate_overdue, queue_mention_mail_send
+from reviewapp.queue.escalation import queue_escalate_overdue
+from reviewapp.queue.mail import queue_mention_mail_send
 from reviewapp.retries import INFRASTRUCTURE_RETRY
 
 

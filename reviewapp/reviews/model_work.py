@@ -59,9 +59,9 @@ from reviewapp.reviews.reasons import (
 from reviewapp.reviews.services import passage_transition
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.rules.engine import offline_verdict
+from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
 
-SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 INJECTION_CATEGORY = "Prompt Injection"
 
 
@@ -140,7 +140,7 @@ def verification_batches(review: Review, queued: Sequence[tuple[int, int]]) -> l
 
 
 def _by_severity(firings: Sequence[RuleFiring]) -> list[RuleFiring]:
-    return sorted(firings, key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
+    return sorted(firings, key=lambda f: (severity_rank(f.severity), f.rule_id))
 
 
 def draft_requeue(*, review_id: int) -> None:

@@ -1,11 +1,21 @@
-"""The trigger scan that fills a review's state register, and moves of passages after it."""
+"""The trigger scan that fills a review's state register, and moves of passages after it.
+
+Reviews sit below the queue (STYLE.md, "Apps depend in one direction"): this module never
+imports it. A passage that needs a lawyer is announced through the hand-off that the queue
+registers when Django starts (``review_handoff_register``), and a lawyer's decision is one
+flow owned by the queue (``reviewapp.queue.decisions``) that calls ``passage_move`` and
+``review_refresh_status`` here.
+"""
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterable
+from typing import Protocol
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
 
@@ -29,10 +39,38 @@ from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
 
 
-def review_status_for(states: list[str | None]) -> str:
-    if PassageState.REJECTED in states:
+class Handoff(Protocol):
+    def __call__(self, *, passage: Passage, review: Review, reason: str) -> object: ...
+
+
+_handoffs: list[Handoff] = []
+
+
+def review_handoff_register(handoff: Handoff) -> None:
+    """The app that gives lawyers their work (the queue) says how a passage reaches them."""
+    if handoff not in _handoffs:
+        _handoffs.append(handoff)
+
+
+def _hand_to_lawyers(passage: Passage, review: Review, reason: str) -> None:
+    if not _handoffs:
+        raise ImproperlyConfigured(
+            "No app takes passages that need a lawyer: is reviewapp.queue installed?"
+        )
+    for handoff in _handoffs:
+        handoff(passage=passage, review=review, reason=reason)
+
+
+# The queue's "decided" status, read through the passage's reverse relation (no import).
+DECIDED_ITEM = "DONE"
+
+
+def review_status_of(*, states: Iterable[str | None], undecided_rejection: bool) -> str:
+    """The one rule for a review's status: BLOCKED while a rejected passage waits for a
+    lawyer, IN_REVIEW while anything is pending or needs a lawyer, else COMPLETE."""
+    if undecided_rejection:
         return ReviewStatus.BLOCKED
-    if PassageState.PENDING in states or PassageState.NEEDS_HUMAN_REVIEW in states:
+    if set(states) & {PassageState.PENDING, PassageState.NEEDS_HUMAN_REVIEW}:
         return ReviewStatus.IN_REVIEW
     return ReviewStatus.COMPLETE
 
@@ -77,7 +115,10 @@ def review_scan(
         Contract.objects.select_for_update().get(pk=contract.pk)
         if Review.objects.filter(contract=contract).exists():
             return Review.objects.get(contract=contract)
-        status = review_status_for(list(states))
+        # At the scan no lawyer has decided anything yet: every rejection is undecided.
+        status = review_status_of(
+            states=states, undecided_rejection=PassageState.REJECTED in states
+        )
         review = Review.objects.create(
             contract=contract,
             playbook_version=version,
@@ -92,7 +133,7 @@ def review_scan(
         _record_scan(review, passages, hits, states)
         for passage in passages:
             if passage.state == PassageState.REJECTED:
-                _open_queue_item(passage, review, "A hard rule rejected this passage.")
+                _hand_to_lawyers(passage, review, "A hard rule rejected this passage.")
         # Before the model work: a draft made inline speaks the contract's language and type.
         contract.language, contract.contract_type = language, contract_type
         Contract.objects.filter(pk=contract.pk).update(
@@ -109,18 +150,21 @@ def review_scan(
 
 
 def review_refresh_status(*, review: Review) -> Review:
-    """BLOCKED while a rejected passage waits for a lawyer; COMPLETE when nothing is left."""
-    passages = review.contract.passages
-    states = set(passages.values_list("state", flat=True))
+    """Store the review's status (``review_status_of``) and publish ``review.status`` once,
+    only when it changed. A rejected passage counts as decided when it has a decided queue
+    item and no open one."""
+    passages = Passage.objects.filter(contract_id=review.contract_id)
+    rejected = passages.filter(state=PassageState.REJECTED)
     undecided_rejection = (
-        passages.filter(state=PassageState.REJECTED).exclude(queue_items__status="DONE").exists()
+        rejected.exclude(queue_items__status=DECIDED_ITEM).exists()
+        or rejected.filter(queue_items__isnull=False)
+        .exclude(queue_items__status=DECIDED_ITEM)
+        .exists()
     )
-    if undecided_rejection:
-        status = ReviewStatus.BLOCKED
-    elif states & {PassageState.PENDING, PassageState.NEEDS_HUMAN_REVIEW}:
-        status = ReviewStatus.IN_REVIEW
-    else:
-        status = ReviewStatus.COMPLETE
+    status = review_status_of(
+        states=passages.values_list("state", flat=True).distinct(),
+        undecided_rejection=undecided_rejection,
+    )
     if status != review.status:
         review.status = status
         review.completed_at = timezone.now() if status == ReviewStatus.COMPLETE else None
@@ -132,12 +176,6 @@ def review_refresh_status(*, review: Review) -> Review:
             payload={"contract_id": review.contract_id, "review_id": review.pk, "status": status},
         )
     return review
-
-
-def _open_queue_item(passage: Passage, review: Review, reason: str) -> None:
-    from reviewapp.queue.services import queue_item_open
-
-    queue_item_open(passage=passage, review=review, reason=reason)
 
 
 def _record_scan(review: Review, passages: list[Passage], hits, states: list[str]) -> None:
@@ -197,30 +235,55 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
 def passage_transition(
     *, passage_id: int, to_state: str, actor_kind: str, actor: str, reason: str = ""
 ) -> Passage:
-    """Move one passage along the state machine and update its review's status."""
+    """Move one passage along the state machine (a verifier's or the system's move), hand it
+    to the lawyers if it needs one, and update its review's status."""
     with transaction.atomic():
         passage = Passage.objects.select_for_update().get(pk=passage_id)
         review = Review.objects.select_for_update().get(contract_id=passage.contract_id)
-        check_transition(passage.state, to_state, actor_kind, reason)
-        transition = PassageTransition.objects.create(
+        passage_move(
             passage=passage,
             review=review,
-            from_state=passage.state,
             to_state=to_state,
             actor_kind=actor_kind,
             actor=actor,
             reason=reason,
         )
-        passage.state = to_state
-        passage.save(update_fields=["state"])
-        RuleFiring.objects.filter(passage_id=passage.pk).update(passage_state=to_state)
-        audit_passage_transitions(transitions=[transition])
         if to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
-            _open_queue_item(passage, review, reason)
+            _hand_to_lawyers(passage, review, reason)
         review_refresh_status(review=review)
         passage_state_publish(review=review, passage=passage)
         transaction.on_commit(lambda: snapshot_refresh(review))
     return passage
+
+
+def passage_move(
+    *,
+    passage: Passage,
+    review: Review,
+    to_state: str,
+    actor_kind: str,
+    actor: str,
+    reason: str = "",
+    flow: str = "",
+) -> PassageTransition:
+    """Record one move of a locked passage (checked against the state table, audited) and
+    nothing else: the caller decides when the review's status and the live events follow,
+    so a decision of many passages publishes each of them once."""
+    check_transition(passage.state, to_state, actor_kind, reason, flow=flow)
+    transition = PassageTransition.objects.create(
+        passage=passage,
+        review=review,
+        from_state=passage.state,
+        to_state=to_state,
+        actor_kind=actor_kind,
+        actor=actor,
+        reason=reason,
+    )
+    passage.state = to_state
+    passage.save(update_fields=["state"])
+    RuleFiring.objects.filter(passage_id=passage.pk).update(passage_state=to_state)
+    audit_passage_transitions(transitions=[transition])
+    return transition
 
 
 def passage_state_publish(*, review: Review, passage: Passage) -> None:

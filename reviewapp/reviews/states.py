@@ -7,6 +7,8 @@ from reviewapp.reviews.models import ActorKind as A
 
 # The flow that may raise a flag: the L1 draft naming a passage no rule flagged.
 DRAFT_FLOW = "draft"
+# The flow that takes back a lawyer's own decision, within QUEUE_UNDO_WINDOW_S of making it.
+UNDO_FLOW = "undo"
 
 # (from, to) -> actors allowed to make that move. A passage only moves forward; the model
 # (or offline engine) never clears what a rule rejected; only a lawyer settles the rest.
@@ -22,11 +24,22 @@ TRANSITIONS: dict[tuple[str | None, str], frozenset[str]] = {
     (S.REJECTED, S.CONFIRMED): frozenset({A.USER}),
     # The one backward move: the model adds a flag (reviews.model_flags), never clears one.
     (S.CONFIRMED, S.PENDING): frozenset({A.MODEL}),
+    # A lawyer's undo: not a step back in the review, but a new recorded move that returns
+    # the passage to the state the lawyer found it in (see ONLY_IN_FLOW and queue.decisions).
+    (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): frozenset({A.USER}),
+    (S.REJECTED, S.NEEDS_HUMAN_REVIEW): frozenset({A.USER}),
+    (S.CONFIRMED, S.REJECTED): frozenset({A.USER}),
 }
 
 # Moves that only one flow may make, whoever the actor: a verifier's result is a model's
-# too, and must never reopen a passage.
-ONLY_IN_FLOW: dict[tuple[str | None, str], str] = {(S.CONFIRMED, S.PENDING): DRAFT_FLOW}
+# too, and must never reopen a passage; a lawyer reopens a passage only by undoing their own
+# decision within the window.
+ONLY_IN_FLOW: dict[tuple[str | None, str], str] = {
+    (S.CONFIRMED, S.PENDING): DRAFT_FLOW,
+    (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): UNDO_FLOW,
+    (S.REJECTED, S.NEEDS_HUMAN_REVIEW): UNDO_FLOW,
+    (S.CONFIRMED, S.REJECTED): UNDO_FLOW,
+}
 
 # Overriding a rejection needs a written justification.
 NEEDS_JUSTIFICATION = frozenset({(S.REJECTED, S.CONFIRMED)})
@@ -34,6 +47,17 @@ NEEDS_JUSTIFICATION = frozenset({(S.REJECTED, S.CONFIRMED)})
 
 class TransitionNotAllowed(Exception):
     pass
+
+
+class JustificationMissing(TransitionNotAllowed):
+    """Accepting a passage that a rule or a model rejected, without saying why."""
+
+
+def justification_check(from_state: str | None, to_state: str, note: str) -> None:
+    """The one place the override rule is checked: the decision, a bulk decision and a
+    changed note all ask here."""
+    if (from_state, to_state) in NEEDS_JUSTIFICATION and not note.strip():
+        raise JustificationMissing("Overriding a rejected passage needs a written justification.")
 
 
 def check_transition(
@@ -51,5 +75,5 @@ def check_transition(
         raise TransitionNotAllowed(
             f"Only the {only_in} may move a passage from {from_state} to {to_state}."
         )
-    if (from_state, to_state) in NEEDS_JUSTIFICATION and not reason.strip():
-        raise TransitionNotAllowed("Overriding a rejected passage needs a written justification.")
+    if flow != UNDO_FLOW:
+        justification_check(from_state, to_state, reason)

@@ -396,3 +396,5 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+# Seconds during which a lawyer may take back their own queue decision (0: never).
+QUEUE_UNDO_WINDOW_S = env_int("QUEUE_UNDO_WINDOW_S", 30, minimum=0)

@@ -4,7 +4,7 @@ import pytest
 
 from reviewapp.accounts.models import Membership, Role
 from reviewapp.queue.models import HistoryAction, ItemStatus, QueueItem
-from reviewapp.queue.selectors import passage_segments, queue_item_context
+from reviewapp.queue.context import passage_segments, queue_item_context
 from reviewapp.queue.services import (
     CommentInvalid,
     QueueConflict,
@@ -136,7 +136,7 @@ def test_highlight_stays_on_the_words_in_a_pdf_text_with_no_break_spaces_and_lig
 ):
     """Normalisation changes the passage text's length (ligatures, joined words): the match
     shown must still be the words that matched, not a shifted slice."""
-    from reviewapp.queue.selectors import _span_in_passage
+    from reviewapp.queue.context import _span_in_passage
     from reviewapp.reviews.models import RuleFiring
     from reviewapp.reviews.services import review_scan
     from tests.factories import ingested_contract
@@ -182,7 +182,7 @@ def test_page_shows_the_justification_error_inside_the_item(client, item, lawyer
     response = client.post(f"/queue/{item.pk}/decide/", {"decision": "accept"}, follow=True)
     page = response.content.decode()
     section = page[page.index(f'id="item-{item.pk}"') :]
-    assert 'role="alert">Overriding a rejected passage needs a written justification' in section
+    assert 'role="alert">Accepting a clause that was rejected needs a written justification' in section
 
 
 def test_page_orders_by_severity_then_due_time_and_marks_overdue(client, item, lawyers):

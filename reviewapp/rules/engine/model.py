@@ -6,6 +6,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 SEVERITIES = ("low", "medium", "high", "critical")
+# The one severity ranking, most urgent first (0): queue order, due times, review page, verifier.
+SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}
+
+
+def severity_rank(severity: str) -> int:
+    """Rank of a severity, most urgent 0; an unknown one sorts last."""
+    return SEVERITY_RANK.get(severity, len(SEVERITIES))
 ACTIONS = ("verify", "human", "reject")
 SCOPES = ("passage", "heading", "either")
 LANGUAGES = ("en", "zh")

@@ -1,0 +1,326 @@
+"""The one decision flow: a lawyer's claim, decision (of one item or many) and undo.
+
+Each of these owns, in one transaction, everything a decision changes: the passage's move
+through the state machine (``reviews.services.passage_move``), the queue items, the review's
+status (computed once, after every item is settled, so ``review.status`` is published once
+per change) and the live events. The queue sits above reviews and calls down; reviews hand
+work up only through the hand-off registered in ``QueueConfig.ready``.
+
+Undo and "a passage only moves forward": an undo is not a step back in the record. It is a
+new, audited move (``UNDO_FLOW`` in ``reviews.states``), allowed only to the lawyer who
+decided, within ``QUEUE_UNDO_WINDOW_S`` of deciding, and only while the passage is still
+where that decision left it. It returns the passage to the state the lawyer found it in and
+the item to that lawyer's claim; the decision, the undo and both moves stay in the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from reviewapp.accounts.models import Membership
+from reviewapp.contracts.models import PassageState
+from reviewapp.queue.models import Decision, HistoryAction, ItemStatus, QueueItem
+from reviewapp.queue.records import (
+    DECIDERS,
+    QueueConflict,
+    check_decider,
+    is_override,
+    item_publish,
+    queue_history_add,
+)
+from reviewapp.reviews.models import ActorKind, Review
+from reviewapp.reviews.services import passage_move, passage_state_publish, review_refresh_status
+from reviewapp.reviews.snapshot import snapshot_refresh
+from reviewapp.reviews.states import (
+    UNDO_FLOW,
+    JustificationMissing,
+    justification_check,
+)
+
+TARGET = {Decision.ACCEPT: PassageState.CONFIRMED, Decision.REJECT: PassageState.REJECTED}
+BULK_MAX_ITEMS = 500
+
+
+@dataclass
+class DecisionPreview:
+    """What a decision of these items would change, for the confirmation."""
+
+    items: int = 0
+    passages_changing: int = 0
+    overrides: int = 0
+    to_claim: int = 0
+    refused: list[int] = field(default_factory=list)  # claimed by someone else, or decided
+
+
+@dataclass
+class DecisionResult:
+    items: list[QueueItem]
+    passages_changed: int
+
+
+def queue_item_claim(*, item_id: int, user: Any) -> QueueItem:
+    """Exactly one lawyer wins: a conditional update that must change exactly one row."""
+    item = QueueItem.objects.select_related("passage").get(pk=item_id)
+    check_decider(user, item)
+    with transaction.atomic():
+        if not _claim(item, user):
+            raise QueueConflict(_("Someone else has already claimed this item."))
+        item_publish(item, "queue.item.claimed")
+    return item
+
+
+def queue_items_claim(*, item_ids: Iterable[int], user: Any) -> list[QueueItem]:
+    """Claim every open item of a selection; items someone else holds are left alone.
+    Returns the items this lawyer won."""
+    items = _items(item_ids)
+    _check_deciders(user, items)
+    won = []
+    with transaction.atomic():
+        for item in items:
+            if item.status == ItemStatus.OPEN and _claim(item, user):
+                item_publish(item, "queue.item.claimed")
+                won.append(item)
+    return won
+
+
+def _claim(item: QueueItem, user: Any) -> bool:
+    changed = QueueItem.objects.filter(pk=item.pk, status=ItemStatus.OPEN).update(
+        status=ItemStatus.CLAIMED, claimed_by=user, claimed_at=timezone.now()
+    )
+    if changed != 1:
+        return False
+    item.refresh_from_db(fields=["status", "claimed_by", "claimed_at"])
+    queue_history_add(item=item, actor=user, action=HistoryAction.CLAIMED)
+    return True
+
+
+def queue_item_decide(*, item_id: int, user: Any, decision: str, note: str = "") -> QueueItem:
+    """Decide one item the lawyer has claimed: the clause is acceptable (the passage becomes
+    CONFIRMED) or not (REJECTED). Accepting a rejected passage needs a written note."""
+    result = queue_items_decide(
+        item_ids=[item_id], user=user, decision=decision, note=note, claim_open=False
+    )
+    return result.items[0]
+
+
+def queue_decision_preview(*, item_ids: Iterable[int], user: Any, decision: str) -> DecisionPreview:
+    """How many passages a decision of this selection would change (nothing is written)."""
+    target = _target(decision)
+    items = _items(item_ids)
+    _check_deciders(user, items)
+    preview = DecisionPreview(items=len(items))
+    for item in items:
+        if not _decidable_by(item, user, claim_open=True):
+            preview.refused.append(item.pk)
+            continue
+        preview.to_claim += item.status == ItemStatus.OPEN
+        preview.passages_changing += item.passage.state != target
+        preview.overrides += _overrides(item, target)
+    return preview
+
+
+def _overrides(item: QueueItem, target: str) -> bool:
+    return target == PassageState.CONFIRMED and item.passage.state == PassageState.REJECTED
+
+
+def queue_items_decide(
+    *, item_ids: Iterable[int], user: Any, decision: str, note: str = "", claim_open: bool = True
+) -> DecisionResult:
+    """Decide a selection with one note, all or nothing. Open items are claimed on the way
+    (each claim recorded) when ``claim_open``; an item held by someone else, or already
+    decided, refuses the whole decision."""
+    target = _target(decision)
+    with transaction.atomic():
+        items = _items(item_ids, lock=True)
+        _check_deciders(user, items)
+        refused = [item for item in items if not _decidable_by(item, user, claim_open=claim_open)]
+        if refused:
+            raise QueueConflict(_refusal(len(refused), len(items)))
+        _check_justification(items, target, note)
+        moved = [item for item in items if _settle(item, user, decision, target, note)]
+        reviews = {item.review_id: item.review for item in items}
+        _after_decision(reviews, moved)
+        for item in items:
+            item_publish(item, "queue.item.decided")
+    return DecisionResult(items=items, passages_changed=len(moved))
+
+
+def _settle(item: QueueItem, user: Any, decision: str, target: str, note: str) -> bool:
+    """Claim if open, move the passage if the decision changes it, close the item."""
+    if item.status == ItemStatus.OPEN and not _claim(item, user):
+        raise QueueConflict(_("Someone else has already claimed this item."))
+    moved = item.passage.state != target
+    if moved:
+        passage_move(
+            passage=item.passage,
+            review=item.review,
+            to_state=target,
+            actor_kind=ActorKind.USER,
+            actor=user.get_username(),
+            reason=note,
+        )
+    item.status = ItemStatus.DONE
+    item.decision = decision
+    item.note = note
+    item.decided_by = user
+    item.decided_at = timezone.now()
+    item.save()
+    queue_history_add(item=item, actor=user, action=HistoryAction.DECIDED, detail=decision)
+    return moved
+
+
+def _after_decision(reviews: dict[int, Review], moved: list[QueueItem]) -> None:
+    """Status once per review, after every item is settled; then each moved passage's event."""
+    for review in reviews.values():
+        review_refresh_status(review=review)
+        transaction.on_commit(lambda review=review: snapshot_refresh(review))
+    for item in moved:
+        passage_state_publish(review=reviews[item.review_id], passage=item.passage)
+
+
+def queue_item_undo(*, item_id: int, user: Any) -> QueueItem:
+    """Take back one's own decision within the window: the passage returns to the state the
+    lawyer found it in, the item to their claim (see the module docstring)."""
+    with transaction.atomic():
+        item = _items([item_id], lock=True)[0]
+        check_decider(user, item)
+        _check_undoable(item, user)
+        moved = item.passage.state != item.state
+        if moved:
+            passage_move(
+                passage=item.passage,
+                review=item.review,
+                to_state=item.state,
+                actor_kind=ActorKind.USER,
+                actor=user.get_username(),
+                reason=f"undo of the decision on queue item {item.pk}",
+                flow=UNDO_FLOW,
+            )
+        queue_history_add(item=item, actor=user, action=HistoryAction.UNDONE, detail=item.decision)
+        item.status = ItemStatus.CLAIMED
+        item.claimed_by, item.claimed_at = user, timezone.now()
+        item.decision, item.decided_by, item.decided_at = "", None, None
+        item.save()  # the note stays, so the lawyer can decide again without retyping it
+        _after_decision({item.review_id: item.review}, [item] if moved else [])
+        item_publish(item, "queue.item.undone")
+    return item
+
+
+def undo_deadline(item: QueueItem) -> Any:
+    """Until when the lawyer who decided the item may undo it (None: not undoable)."""
+    if item.status != ItemStatus.DONE or item.decided_at is None:
+        return None
+    return item.decided_at + timedelta(seconds=settings.QUEUE_UNDO_WINDOW_S)
+
+
+def _check_undoable(item: QueueItem, user: Any) -> None:
+    if item.status != ItemStatus.DONE or item.decided_by_id != user.pk:
+        raise QueueConflict(_("Only the lawyer who decided this item can undo the decision."))
+    deadline = undo_deadline(item)
+    if deadline is None or timezone.now() > deadline:
+        raise QueueConflict(
+            _("The time to undo this decision has passed; change its note instead.")
+        )
+    reopened = QueueItem.objects.filter(passage_id=item.passage_id).exclude(status=ItemStatus.DONE)
+    if item.passage.state != TARGET[Decision(item.decision)] or reopened.exists():
+        raise QueueConflict(_("The passage has moved on since this decision; it cannot be undone."))
+
+
+def queue_item_note_edit(*, item_id: int, user: Any, note: str) -> QueueItem:
+    """The lawyer who decided an item changes its note; an override keeps a justification."""
+    with transaction.atomic():
+        item = QueueItem.objects.select_for_update().select_related("passage").get(pk=item_id)
+        check_decider(user, item)
+        if item.status != ItemStatus.DONE or item.decided_by_id != user.pk:
+            raise QueueConflict(_("Only the lawyer who decided this item can change its note."))
+        if is_override(item):
+            _justified(PassageState.REJECTED, note, count=1)
+        item.note = note
+        item.save(update_fields=["note"])
+        queue_history_add(item=item, actor=user, action=HistoryAction.NOTE_EDITED)
+        item_publish(item, "queue.item.note_edited")
+    return item
+
+
+def _target(decision: str) -> str:
+    if decision not in Decision.values:
+        raise QueueConflict(_("Choose whether the clause is acceptable or not."))
+    return TARGET[Decision(decision)]
+
+
+def _items(item_ids: Iterable[int], *, lock: bool = False) -> list[QueueItem]:
+    ids = sorted({int(pk) for pk in item_ids})
+    if not ids:
+        raise QueueConflict(_("Select at least one item."))
+    if len(ids) > BULK_MAX_ITEMS:
+        raise QueueConflict(_("Select at most %(n)d items at a time.") % {"n": BULK_MAX_ITEMS})
+    query = QueueItem.objects.filter(pk__in=ids).select_related("passage", "review", "matter")
+    if lock:  # rows in id order, so two decisions of overlapping selections cannot deadlock
+        query = query.select_for_update(of=("self", "passage", "review"))
+    items = list(query.order_by("pk"))
+    if len(items) != len(ids):
+        raise QueueItem.DoesNotExist(_("Some of these items no longer exist."))
+    return items
+
+
+def _check_deciders(user: Any, items: list[QueueItem]) -> None:
+    """One query for the whole selection: the user decides in every matter it touches."""
+    matters = {item.matter_id for item in items}
+    allowed = set(
+        Membership.objects.filter(user=user, matter_id__in=matters, role__in=DECIDERS).values_list(
+            "matter_id", flat=True
+        )
+    )
+    if matters - allowed:
+        check_decider(user, next(i for i in items if i.matter_id not in allowed))
+
+
+def _decidable_by(item: QueueItem, user: Any, *, claim_open: bool) -> bool:
+    return (claim_open and item.status == ItemStatus.OPEN) or (
+        item.status == ItemStatus.CLAIMED and item.claimed_by_id == user.pk
+    )
+
+
+def _refusal(refused: int, total: int) -> str:
+    if total == 1:
+        return _("Claim the item before deciding it.")
+    return ngettext(
+        "%(n)d of the selected items is claimed by someone else or already decided; "
+        "nothing was decided.",
+        "%(n)d of the selected items are claimed by someone else or already decided; "
+        "nothing was decided.",
+        refused,
+    ) % {"n": refused}
+
+
+def _check_justification(items: list[QueueItem], target: str, note: str) -> None:
+    overrides = sum(_overrides(item, target) for item in items)
+    if overrides:
+        _justified(PassageState.REJECTED, note, count=overrides)
+
+
+def _justified(from_state: str, note: str, *, count: int) -> None:
+    """The override rule is the state machine's (``justification_check``); here only its
+    message is said in the lawyer's language."""
+    try:
+        justification_check(from_state, PassageState.CONFIRMED, note)
+    except JustificationMissing:
+        raise QueueConflict(
+            ngettext(
+                "Accepting a clause that was rejected needs a written justification: "
+                "write it in the note.",
+                "%(n)d of these clauses were rejected: accepting them needs a written "
+                "justification in the note.",
+                count,
+            )
+            % {"n": count}
+        ) from None

@@ -1,0 +1,89 @@
+"""What every change of a queue item leaves behind, written once: a line of the item's history
+(with its audit event), the live event for open pages, and who may act on an item at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext as _
+
+from reviewapp.accounts.models import Membership, Role
+from reviewapp.audit.models import AuditAction
+from reviewapp.audit.recorders import audit_queue_event
+from reviewapp.contracts.models import PassageState
+from reviewapp.queue.models import Decision, HistoryAction, ItemStatus, QueueHistory, QueueItem
+from reviewapp.realtime.events import event_publish
+
+DECIDERS = (Role.LAWYER, Role.ADMIN)
+
+
+class QueueConflict(Exception):
+    """The item is not in a state that allows this (claimed by someone else, already decided)."""
+
+
+def check_decider(user: Any, item: QueueItem) -> None:
+    allowed = Membership.objects.filter(
+        user=user, matter_id=item.matter_id, role__in=DECIDERS
+    ).exists()
+    if not allowed:
+        raise PermissionDenied(_("Only the matter's lawyers can claim and decide its items."))
+
+
+def queue_history_add(
+    *, item: QueueItem, actor: Any, action: str, detail: str = ""
+) -> QueueHistory:
+    """One line of the item's history, and the same as an audit event."""
+    audited = _AUDITED[HistoryAction(action)]
+    audit_queue_event(item=item, user=actor, action=audited, data=_audit_data(item, action))
+    return QueueHistory.objects.create(item=item, actor=actor, action=action, detail=detail[:500])
+
+
+_AUDITED = {
+    HistoryAction.OPENED: AuditAction.QUEUE_OPENED,
+    HistoryAction.CLAIMED: AuditAction.QUEUE_CLAIMED,
+    HistoryAction.HANDED_OVER: AuditAction.QUEUE_HANDED_OVER,
+    HistoryAction.MENTIONED: AuditAction.QUEUE_MENTIONED,
+    HistoryAction.DECIDED: AuditAction.QUEUE_DECIDED,
+    HistoryAction.NOTE_EDITED: AuditAction.QUEUE_NOTE_EDITED,
+    HistoryAction.ESCALATED: AuditAction.QUEUE_ESCALATED,
+    HistoryAction.UNDONE: AuditAction.QUEUE_UNDONE,
+}
+
+
+def is_override(item: QueueItem) -> bool:
+    """Accepting a passage that a rule or a model had rejected."""
+    return item.decision == Decision.ACCEPT and item.state == PassageState.REJECTED
+
+
+def _audit_data(item: QueueItem, action: str) -> dict[str, Any]:
+    data: dict[str, Any] = {"state": item.state, "severity": item.severity}
+    if action in (HistoryAction.DECIDED, HistoryAction.NOTE_EDITED):
+        data["decision"] = item.decision
+        if is_override(item):
+            data["override"] = True
+            data["justification"] = item.note  # the lawyer's words, not the contract's
+    if action == HistoryAction.UNDONE:
+        data["undone_decision"] = item.decision  # recorded before the item is reopened
+    if action in (HistoryAction.HANDED_OVER, HistoryAction.MENTIONED, HistoryAction.CLAIMED):
+        data["claimed_by"] = item.claimed_by.get_username() if item.claimed_by else None
+    return data
+
+
+def item_publish(item: QueueItem, event_type: str) -> None:
+    """The live event of an item's change; pages fetch the item itself (lawyers only)."""
+    event_publish(
+        matter_id=item.matter_id,
+        type=event_type,
+        payload={
+            "item_id": item.pk,
+            "contract_id": item.passage.contract_id,
+            "passage": item.passage.index,
+            "status": item.status,
+            "severity": item.severity,
+            "claimed_by": item.claimed_by.get_username() if item.claimed_by else None,
+            "decision": item.decision or None,
+            "note": item.note if item.status == ItemStatus.DONE else "",
+            "due_at": item.due_at.isoformat(),
+        },
+    )
