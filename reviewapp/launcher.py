@@ -2,16 +2,23 @@
 
 Uses DATABASE_URL / REDIS_URL when set; otherwise SQLite under var/ and an embedded Redis
 server. A process that dies is started again after a growing pause (1, 2, 4 … 30 s; back to 1 s
-once it has stayed up a minute). Ctrl-C or SIGTERM stops every process it started.
+once it has stayed up a minute). Ctrl-C or SIGTERM stops every process it started, and the
+launcher exits 0.
+
+The terminal is for the person starting it: Celery without its banner at CELERY_LOG_LEVEL
+(WARNING), the web server without access logs unless CLAUSEWISE_ACCESS_LOG=1, and the demo
+users' once-only passwords in a box when the web server first answers.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -19,6 +26,7 @@ from pathlib import Path
 from types import FrameType
 
 from reviewapp.embedded import _die_with_parent, start_redis
+from reviewapp.settings.env import env_bool
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("CLAUSEWISE_VAR_DIR", ROOT / "var"))
@@ -93,20 +101,61 @@ def _manage(*args: str) -> None:
     subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], check=True, cwd=ROOT)
 
 
+def _seed_demo() -> tuple[str, dict[str, str]]:
+    """The demo organisation and the passwords of the users created now (none once seeded)."""
+    output = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "seed_demo", "--json"],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    ).stdout
+    seeded = json.loads(output.strip().splitlines()[-1])
+    return seeded["organisation"], seeded["passwords"]
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}healthz", timeout=1) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def ready_box(url: str, organisation: str, passwords: dict[str, str]) -> str:
+    """What the terminal shows once the app answers: where it is and, the first time only,
+    how to sign in."""
+    lines = [f"Clausewise is ready: {url}", ""]
+    if passwords:
+        lines.append(f"Sign in to {organisation} with (shown only this once, note them now):")
+        lines += [f"  {username:<10} {password}" for username, password in passwords.items()]
+    else:
+        lines.append(f"{organisation} was seeded before; its passwords were shown then.")
+    lines += ["", "Ctrl-C stops it."]
+    width = max(len(line) for line in lines)
+    rule = "+" + "-" * (width + 2) + "+"
+    return "\n".join([rule, *(f"| {line:<{width}} |" for line in lines), rule])
+
+
 def _processes(host: str, port: str) -> dict[str, list[str]]:
     python = sys.executable
     concurrency = os.environ.get("CELERY_CONCURRENCY", "2")
+    celery_level = os.environ.get("CELERY_LOG_LEVEL", "WARNING")
+    access_log = "--access-log" if env_bool("CLAUSEWISE_ACCESS_LOG", False) else "--no-access-log"
     return {
         "web": [
             python, "-m", "uvicorn", "reviewapp.asgi:application",
             "--host", host, "--port", port, "--ws", "websockets-sansio", "--lifespan", "off",
+            "--log-level", "warning", access_log,
         ],
         "worker": [
-            python, "-m", "celery", "-A", "reviewapp", "worker", "--loglevel", "INFO",
+            python, "-m", "celery", "-A", "reviewapp", "--quiet", "worker",
+            "--loglevel", celery_level,
             "--queues", "ingest,model,default,ocr", "--concurrency", concurrency,
         ],
         "beat": [
-            python, "-m", "celery", "-A", "reviewapp", "beat", "--loglevel", "INFO",
+            python, "-m", "celery", "-A", "reviewapp", "--quiet", "beat",
+            "--loglevel", celery_level,
             "--schedule", str(VAR / "celerybeat-schedule"),
         ],
     }  # fmt: skip
@@ -149,17 +198,24 @@ def main() -> int:
             children.append(redis)
             redis.launch()
             print(f"Embedded Redis at {os.environ['REDIS_URL']}", flush=True)
-        _manage("migrate", "--noinput")
-        _manage("seed_demo")
+        print("Preparing the database…", flush=True)
+        _manage("migrate", "--noinput", "--verbosity", "0")
+        organisation, passwords = _seed_demo()
         host = os.environ.get("CLAUSEWISE_HOST", "127.0.0.1")
         port = os.environ.get("CLAUSEWISE_PORT", "8000")
         for name, command in _processes(host, port).items():
             children.append(Child(name, partial(_spawn, command)))
             children[-1].launch()
-        print(f"Clausewise is running on http://{host}:{port}/  (Ctrl-C stops it)", flush=True)
-        _supervise(children)
+        url = f"http://{host}:{port}/"
+        print(f"Starting the web server, worker and scheduler on {url} …", flush=True)
+        box = ready_box(url, organisation, passwords)
+        _supervise(children, ready=partial(_answers, url), announce=partial(print, box, flush=True))
     except KeyboardInterrupt:
         pass
+    except subprocess.CalledProcessError as failed:
+        step = " ".join(Path(part).name for part in failed.cmd[1:3])
+        print(f"Start-up failed: {step} exited with status {failed.returncode} (see above).")
+        return 1
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C does not cut this short
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -168,9 +224,12 @@ def main() -> int:
     return 0
 
 
-def _supervise(children: list[Child]) -> None:
-    """Watch the children until SIGINT or SIGTERM arrives."""
+def _supervise(
+    children: list[Child], *, ready: Callable[[], bool], announce: Callable[[], object]
+) -> None:
+    """Watch the children until SIGINT or SIGTERM arrives; `announce` once `ready` holds."""
     received: list[int] = []
+    announced = False
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
@@ -180,6 +239,9 @@ def _supervise(children: list[Child]) -> None:
     while not received:
         for child in children:
             child.watch(time.monotonic())
+        if not announced and ready():
+            announce()
+            announced = True
         time.sleep(0.5)
     print(f"{signal.Signals(received[0]).name}: stopping Clausewise.", flush=True)
 

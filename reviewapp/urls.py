@@ -26,6 +26,17 @@ api_patterns = [
         name="api-matter-contracts",
     ),
     path(
+        "matters/<int:matter_id>/intake/",
+        contracts_api.MatterIntakeView.as_view(),
+        name="api-matter-intake",
+    ),
+    path("intake/<int:batch_id>/", contracts_api.IntakeBatchView.as_view(), name="api-intake"),
+    path(
+        "intake/<int:batch_id>/dismiss/",
+        contracts_api.IntakeBatchDismissView.as_view(),
+        name="api-intake-dismiss",
+    ),
+    path(
         "contracts/<int:contract_id>/",
         contracts_api.ContractDetailView.as_view(),
         name="api-contract",
@@ -73,6 +84,12 @@ def _favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 urlpatterns = [
     path("", contracts_views.home, name="home"),
     path("matters/<int:matter_id>/", contracts_views.matter_detail, name="matter"),
+    path("matters/<int:matter_id>/rows/", contracts_views.matter_rows, name="matter-rows"),
+    path(
+        "matters/<int:matter_id>/batches/",
+        contracts_views.matter_batches_panel,
+        name="matter-batches",
+    ),
     path("matters/new/", accounts_views.matter_new, name="matter-new"),
     path("matters/<int:matter_id>/members/", accounts_views.member_set, name="member-set"),
     path(

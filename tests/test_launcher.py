@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -122,3 +125,70 @@ def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_p
         for pid in started | _descendants(launcher.pid):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _sign_in(url: str, username: str, password: str) -> urllib.request.OpenerDirector:
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{url}/login/", timeout=10).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    form = urllib.parse.urlencode(
+        {"username": username, "password": password, "csrfmiddlewaretoken": token}
+    ).encode()
+    request = urllib.request.Request(f"{url}/login/", data=form, headers={"Referer": url + "/"})
+    opener.open(request, timeout=10)
+    return opener
+
+
+def _status(opener: urllib.request.OpenerDirector, url: str) -> tuple[int, str]:
+    try:
+        with opener.open(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_make_run_shows_the_passwords_once_ready_and_ctrl_c_exits_0_without_tracebacks(tmp_path):
+    web_port, redis_port = free_port(), free_port()
+    url = f"http://127.0.0.1:{web_port}"
+    log_path = tmp_path / "launcher.log"
+    with log_path.open("wb") as log:
+        launcher = subprocess.Popen(
+            [sys.executable, "-m", "reviewapp.launcher"],
+            cwd=ROOT,
+            env=_launcher_env(tmp_path / "var", web_port, redis_port),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        ready = f"| Clausewise is ready: {url}/"
+        assert wait_until(lambda: ready in log_path.read_text(), timeout_s=240), (
+            log_path.read_text()[-3000:]
+        )
+        before, box = log_path.read_text().split(ready, 1)
+        passwords = dict(re.findall(r"^\|   (reviewer|lawyer|admin) +(\S+) +\|$", box, re.M))
+        assert set(passwords) == {"reviewer", "lawyer", "admin"}, box
+        assert "shown only this once" in box
+        assert not any(password in before for password in passwords.values())
+        assert "-------------- celery@" not in log_path.read_text()  # no Celery banner
+
+        reviewer = _sign_in(url, "reviewer", passwords["reviewer"])
+        assert _status(reviewer, f"{url}/reports/")[0] == 403
+        status, page = _status(reviewer, f"{url}/contracts/999999/")
+        assert status == 404 and "Page not found" in page  # the branded page: DEBUG is off
+        assert "URLconf" not in page
+        assert _status(reviewer, f"{url}/static/css/app.css")[0] == 200  # served with DEBUG off
+        assert wait_until(lambda: "Not Found: /contracts/999999/" in log_path.read_text(), 5)
+        assert '"GET /reports/ HTTP/1.1"' not in log_path.read_text()  # no access log
+
+        os.killpg(launcher.pid, signal.SIGINT)
+
+        assert launcher.wait(timeout=40) == 0
+        output = log_path.read_text()
+        assert "Traceback" not in output, output[-3000:]
+        assert output.count(passwords["admin"]) == 1
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGKILL)
+            launcher.wait()

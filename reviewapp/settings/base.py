@@ -393,8 +393,21 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"client_errors": {"()": "reviewapp.log_filters.ClientErrorsWithoutTraceback"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["client_errors"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Through the root handler only: Django's own console handler (DEBUG on) printed each
+        # 403 and 404 a second time.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "pikepdf": {"level": "WARNING"},
+    },
 }
 # Seconds during which a lawyer may take back their own queue decision (0: never).
 QUEUE_UNDO_WINDOW_S = env_int("QUEUE_UNDO_WINDOW_S", 30, minimum=0)
