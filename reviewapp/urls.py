@@ -12,6 +12,7 @@ from reviewapp.api_errors import api_not_found
 from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
+from reviewapp.portfolio.api import MatterGridView
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
 from reviewapp.reviews.export_api import ReviewExportView
@@ -56,6 +57,7 @@ api_patterns = [
         contracts_api.ContractDownloadView.as_view(),
         name="api-contract-download",
     ),
+    path("matters/<int:matter_id>/grid/", MatterGridView.as_view(), name="api-matter-grid"),
     path("events/", EventListView.as_view(), name="api-events"),
     path("reviews/<int:review_id>/state/", ReviewStateView.as_view(), name="api-review-state"),
     path("reviews/<int:review_id>/draft/", ReviewDraftView.as_view(), name="api-review-draft"),
@@ -150,6 +152,7 @@ urlpatterns = [
     path("queue/", include("reviewapp.queue.urls")),
     path("reports/", include("reviewapp.audit.reports.urls")),
     path("", include("reviewapp.reviews.urls")),
+    path("", include("reviewapp.portfolio.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),

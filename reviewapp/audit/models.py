@@ -42,6 +42,8 @@ class AuditAction(models.TextChoices):
     MEMBER_ROLE_CHANGED = "matter.member_role_changed", "Member's role changed"
     MEMBER_REMOVED = "matter.member_removed", "Member removed"
     EXPORT_CREATED = "export.created", "Export created"
+    REVIEW_RERUN = "review.rerun", "Review re-run on a newer playbook"
+    MATTER_RERUN = "matter.rerun", "Matter re-run started"
     SIGNED_IN = "auth.signed_in", "Signed in"
     SIGN_IN_FAILED = "auth.sign_in_failed", "Sign-in failed"
     SIGNED_OUT = "auth.signed_out", "Signed out"

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -193,3 +194,35 @@ class ModelCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.purpose} call of {self.review}"
+
+
+class ReviewSnapshot(models.Model):
+    """A review's register as it stood before a re-run on a newer playbook, kept to compare.
+
+    ``passages`` holds one entry per passage: ``index``, ``state``, ``text_sha`` (so a later
+    run can tell whether the words changed), ``flags`` ({category: worst severity}),
+    ``rule_ids`` and ``decided`` (a lawyer set its state). ``key_facts`` is the draft's facts.
+    """
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="snapshots")
+    playbook_version = models.ForeignKey(
+        PlaybookVersion, on_delete=models.PROTECT, related_name="+"
+    )
+    playbook_label = models.CharField(max_length=200)
+    router_version = models.CharField(max_length=120, blank=True, default="")
+    engine = models.CharField(max_length=16)
+    status = models.CharField(max_length=16, choices=ReviewStatus.choices)
+    passages = models.JSONField(default=list)
+    key_facts = models.JSONField(default=dict, blank=True)
+    # The version the re-run moved to, filled in when it has run (empty: it did not finish).
+    rerun_playbook_label = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Snapshot {self.pk} of {self.review} ({self.playbook_label})"

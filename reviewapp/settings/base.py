@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "reviewapp.reviews",
     "reviewapp.queue",
     "reviewapp.audit",
+    "reviewapp.portfolio",
     "axes",
 ]
 
