@@ -16,6 +16,7 @@ from reviewapp.portfolio.api import MatterGridView
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
 from reviewapp.reviews.export_api import ReviewExportView
+from reviewapp.reviews.redlines import api_urls as redline_urls
 from reviewapp.rules import views as rules_views
 from reviewapp.rules.api import PlaybookTestView
 
@@ -72,6 +73,7 @@ api_patterns = [
         name="api-verification",
     ),
     path("playbooks/test/", PlaybookTestView.as_view(), name="api-playbook-test"),
+    *redline_urls.urlpatterns,
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^(?P<path>.*)$", api_not_found),  # last: JSON 404 for unknown API paths

@@ -267,3 +267,33 @@ def audit_matter_event(
         target_id=matter.pk,
         data=data or {},
     )
+
+
+def audit_redline_event(
+    *, redline: Any, user: Any, action: str, previous_status: str | None
+) -> None:
+    """A lawyer saved, accepted or withdrew a redline. Its wording may be a model's suggestion,
+    so only its hash and length are kept, with the words' place in the contract."""
+    actor_kind, actor = _actor_of(user)
+    review = redline.review
+    audit_record(
+        organisation_id=review.contract.matter.organisation_id,
+        action=action,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="redline",
+        target_id=redline.pk,
+        data={
+            "review_id": review.pk,
+            "contract_id": review.contract_id,
+            "passage_id": redline.passage_id,
+            "category": redline.category,
+            "rule_id": redline.rule_id,
+            "from": previous_status,
+            "status": redline.status,
+            "source": redline.source,
+            "span": [redline.span_start, redline.span_end],
+            "replacement_sha256": sha256_text(redline.replacement),
+            "replacement_chars": len(redline.replacement),
+        },
+    )

@@ -20,6 +20,9 @@ class ReviewExportView(APIView):
         "issue as a Word comment anchored on its clause. `json`: schema "
         "`clausewise.review-export/1`. `csv`: one row per issue, UTF-8 with a byte-order mark, "
         "cells that a spreadsheet would read as a formula prefixed with a quote. "
+        "`redline.docx`: the contract itself (the uploaded Word file; a generated one for PDF "
+        "and text) with each accepted redline as a tracked change by its lawyer and each issue "
+        "as a comment on its words. "
         "Every export is recorded in the audit log.",
         parameters=[
             OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(FORMATS))

@@ -226,3 +226,7 @@ class ReviewSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"Snapshot {self.pk} of {self.review} ({self.playbook_label})"
+
+
+# Redlines a lawyer accepts into the review (reviews.redlines).
+from reviewapp.reviews.redlines.models import Redline, RedlineStatus  # noqa: E402, F401

@@ -25,9 +25,9 @@ OFFICE_NS = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 DC_NS = "http://purl.org/dc/elements/1.1/"
 
 
-def contract_docx() -> bytes:
+def contract_docx(*, chinese: bool = True) -> bytes:
     """Headers, footers, a numbered list, a table, a clause in three differently formatted
-    runs, a tab, a hyperlink, and a Chinese clause."""
+    runs, a tab, a hyperlink, and a Chinese clause (which makes the contract read as Chinese)."""
     document = docx.Document()
     section = document.sections[0]
     section.header.paragraphs[0].text = "CONFIDENTIAL — Master Services Agreement"
@@ -54,7 +54,10 @@ def contract_docx() -> bytes:
     link = document.add_paragraph("Notices go to ")
     _hyperlink(link, "legal@example.com", "mailto:legal@example.com")
     link.add_run(" within five days.")
-    document.add_paragraph("第八条 违约金为合同总额的百分之三十，逾期付款按日万分之五计收滞纳金。")
+    if chinese:
+        document.add_paragraph(
+            "第八条 违约金为合同总额的百分之三十，逾期付款按日万分之五计收滞纳金。"
+        )  # noqa: E501
     document.add_paragraph("Governing law: England and Wales.")
     out = io.BytesIO()
     document.save(out)

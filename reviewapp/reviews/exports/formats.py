@@ -9,6 +9,7 @@ from pathlib import PurePath
 
 from reviewapp.reviews.exports import csv_export, docx_memo, json_export
 from reviewapp.reviews.exports.model import ReviewExport
+from reviewapp.reviews.redlines import export as redline_export
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,10 @@ FORMATS = {
     "docx": ExportFormat("docx", docx_memo.CONTENT_TYPE, docx_memo.docx_memo_render),
     "json": ExportFormat("json", json_export.CONTENT_TYPE, json_export.json_export_render),
     "csv": ExportFormat("csv", csv_export.CONTENT_TYPE, csv_export.csv_export_render),
+    # The contract itself, with accepted redlines as tracked changes (reviews.redlines).
+    "redline.docx": ExportFormat(
+        "redline.docx", redline_export.CONTENT_TYPE, redline_export.redline_docx_render
+    ),
 }
 
 _UNSAFE_IN_NAME = re.compile(r"[^\w.\- ]+")

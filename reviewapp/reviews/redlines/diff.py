@@ -1,0 +1,64 @@
+"""The change between a clause's original wording and its replacement.
+
+Tokens are words, runs of spaces, single punctuation marks and single CJK characters (Chinese
+has no spaces, so a word-level diff would see one token per sentence).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+_TOKEN = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]|\w+|\s+|[^\w\s]"
+)
+SAME, DELETED, INSERTED = "same", "del", "ins"
+
+
+@dataclass(frozen=True)
+class Segment:
+    op: str  # same | del | ins
+    text: str
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def change_bounds(original: str, replacement: str) -> tuple[int, int]:
+    """How many characters at the start and at the end both wordings share, in whole tokens:
+    the tracked change covers only what lies between."""
+    old, new = tokens(original), tokens(replacement)
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    prefix = sum(len(t) for t in old[:head])
+    suffix = sum(len(t) for t in old[len(old) - tail :]) if tail else 0
+    return prefix, suffix
+
+
+def redline_diff(original: str, replacement: str) -> list[Segment]:
+    """Before and after as one sequence: unchanged, deleted and inserted text, for the page."""
+    old, new = tokens(original), tokens(replacement)
+    segments: list[Segment] = []
+    matcher = SequenceMatcher(a=old, b=new, autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            _add(segments, SAME, "".join(old[a0:a1]))
+            continue
+        _add(segments, DELETED, "".join(old[a0:a1]))
+        _add(segments, INSERTED, "".join(new[b0:b1]))
+    return segments
+
+
+def _add(segments: list[Segment], op: str, text: str) -> None:
+    if not text:
+        return
+    if segments and segments[-1].op == op:
+        segments[-1] = Segment(op, segments[-1].text + text)
+    else:
+        segments.append(Segment(op, text))

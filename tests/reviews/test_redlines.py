@@ -1,0 +1,274 @@
+"""Redlines: a lawyer's wording per issue, accepted into the review, exported as tracked changes."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from django.core.files.base import ContentFile
+
+from reviewapp.accounts.models import Membership, Role
+from reviewapp.audit.models import AuditEvent
+from reviewapp.contracts.models import Contract, DocumentStatus, Passage
+from reviewapp.contracts.segmentation import segment
+from reviewapp.reviews.exports.docx_tracked import docx_text
+from reviewapp.reviews.models import Redline, RedlineStatus
+from reviewapp.reviews.redlines.services import redline_proposal
+from reviewapp.reviews.services import review_scan
+from tests.factories import active_playbook, ingested_contract
+from tests.reviews.docx_files import accepted_text, comment_anchors, revisions
+
+pytestmark = pytest.mark.django_db
+
+PLAYBOOK = """
+name: strict
+version: "1"
+language: en
+rules:
+  - id: en.strict.mfn
+    category: Most Favored Nation
+    severity: critical
+    action: reject
+    patterns: ['most favou?red nation']
+  - id: en.strict.assignment
+    category: Anti-Assignment
+    severity: medium
+    action: verify
+    patterns: ['assign']
+    fallback_clause: >-
+      Neither party may assign this Agreement without the other's written consent, not to be
+      unreasonably withheld.
+"""
+TEXT = """1. Assignment. Neither party may assign this Agreement without consent.
+
+2. Pricing. Customer shall receive most favored nation pricing.
+
+3. Notices. Notices shall be in writing.
+"""
+STANDARD = (
+    "Neither party may assign this Agreement without the other's written consent, "
+    "not to be unreasonably withheld."
+)
+
+
+@pytest.fixture
+def lawyer(make_user, matter):
+    lee = make_user("lee", first_name="Lee", last_name="Lawyer")
+    Membership.objects.create(user=lee, matter=matter, role=Role.LAWYER)
+    return lee
+
+
+def scanned(contract, capture):
+    with capture(execute=True):
+        return review_scan(contract_id=contract.pk)
+
+
+def docx_contract(matter, content: bytes, name: str = "msa.docx") -> Contract:
+    """A DOCX upload as ingestion leaves it: the file stored, its text read, passages cut."""
+    text = docx_text(content)
+    contract = Contract(
+        matter=matter,
+        original_name=name,
+        sha256=hashlib.sha256(content).hexdigest(),
+        size=len(content),
+        kind="docx",
+        language="en",
+        status=DocumentStatus.INGESTED,
+        text=text,
+        page_count=1,
+        page_spans=[[0, len(text)]],
+        progress=100,
+    )
+    contract.file.save(name, ContentFile(content), save=False)
+    contract.save()
+    Passage.objects.bulk_create(
+        Passage(
+            contract=contract,
+            index=s.index,
+            page=s.page,
+            start=s.start,
+            end=s.end,
+            number=s.number,
+            heading=s.heading[:300],
+            text=s.text,
+        )
+        for s in segment(text)
+    )
+    return contract
+
+
+@pytest.fixture
+def review(matter, django_capture_on_commit_callbacks):
+    active_playbook(organisation=matter.organisation, source=PLAYBOOK)
+    contract = ingested_contract(matter=matter, text=TEXT, name="msa.txt")
+    return scanned(contract, django_capture_on_commit_callbacks)
+
+
+def assignment(review):
+    return review.contract.passages.get(index=0)
+
+
+def save(client, review, replacement, category="Anti-Assignment", passage=None):
+    passage = passage or assignment(review)
+    return client.post(
+        f"/api/reviews/{review.pk}/redlines/",
+        {"passage": passage.pk, "category": category, "replacement": replacement},
+        content_type="application/json",
+    )
+
+
+def test_a_proposal_keeps_the_clause_heading_and_takes_the_playbooks_wording(review):
+    proposal = redline_proposal(
+        review=review, passage=assignment(review), category="Anti-Assignment"
+    )
+    assert proposal.replacement == "1. Assignment. " + STANDARD
+    assert proposal.source == "playbook"
+
+
+def test_a_lawyer_saves_and_accepts_and_every_step_is_audited(client, review, lawyer):
+    client.force_login(lawyer)
+    saved = save(client, review, "1. Assignment. " + STANDARD)
+    assert saved.status_code == 200, saved.content
+    body = saved.json()
+    assert body["status"] == "DRAFT" and body["source"] == "playbook"
+    assert {"op": "ins", "text": "the other's written "} in body["diff"]
+    accepted = client.post(f"/api/redlines/{body['id']}/accept/")
+    assert accepted.status_code == 200 and accepted.json()["accepted_by"] == "lee"
+    detail = client.get(f"/api/redlines/{body['id']}/").json()
+    assert [h["action"] for h in detail["history"]] == ["redline.saved", "redline.accepted"]
+    event = AuditEvent.objects.get(action="redline.accepted")
+    assert event.actor == "lee" and event.data["status"] == "ACCEPTED"
+    assert event.data["from"] == "DRAFT" and "replacement_sha256" in event.data
+
+
+def test_editing_an_accepted_redline_makes_it_a_draft_again(client, review, lawyer):
+    client.force_login(lawyer)
+    pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
+    client.post(f"/api/redlines/{pk}/accept/")
+    edited = save(client, review, "1. Assignment. Either party may assign freely.")
+    assert edited.json()["status"] == "DRAFT" and edited.json()["source"] == "lawyer"
+    assert Redline.objects.get(pk=pk).accepted_by is None
+
+
+def test_reviewers_read_redlines_and_may_not_write_them(client, review, lawyer, reviewer):
+    client.force_login(lawyer)
+    pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
+    client.force_login(reviewer)
+    assert client.get(f"/api/reviews/{review.pk}/redlines/").json()[0]["id"] == pk
+    refused = save(client, review, "1. Assignment. Anything.")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "PERMISSION_DENIED"
+    assert client.post(f"/api/redlines/{pk}/accept/").status_code == 403
+    assert Redline.objects.get(pk=pk).status == RedlineStatus.DRAFT
+
+
+def test_someone_outside_the_matter_sees_nothing(client, review, lawyer, make_user):
+    client.force_login(lawyer)
+    pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
+    client.force_login(make_user("mallory"))
+    assert client.get(f"/api/reviews/{review.pk}/redlines/").status_code == 404
+    assert client.get(f"/api/redlines/{pk}/").status_code == 404
+    assert client.post(f"/api/redlines/{pk}/withdraw/").status_code == 404
+
+
+def test_a_category_no_rule_flagged_and_a_redline_that_changes_nothing_are_refused(
+    client, review, lawyer
+):
+    client.force_login(lawyer)
+    wrong = save(client, review, "x", category="Most Favored Nation")
+    assert wrong.status_code == 400
+    same = save(client, review, assignment(review).text).json()
+    refused = client.post(f"/api/redlines/{same['id']}/accept/")
+    assert refused.status_code == 400
+
+
+def test_withdrawn_redlines_leave_the_review_and_come_back_as_drafts(client, review, lawyer):
+    client.force_login(lawyer)
+    pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
+    client.post(f"/api/redlines/{pk}/accept/")
+    withdrawn = client.post(f"/api/redlines/{pk}/withdraw/").json()
+    assert withdrawn["status"] == "WITHDRAWN"
+    assert client.post(f"/api/redlines/{pk}/withdraw/").status_code == 409
+    assert save(client, review, "1. Assignment. " + STANDARD).json()["status"] == "DRAFT"
+
+
+def anchored(content: bytes, heading: str) -> str:
+    (words,) = [w for text, w in comment_anchors(content).items() if text.startswith(heading)]
+    return words
+
+
+def test_a_text_upload_exports_as_a_generated_docx_with_the_change(client, review, lawyer):
+    client.force_login(lawyer)
+    pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
+    client.post(f"/api/redlines/{pk}/accept/")
+    response = client.get(f"/reviews/{review.pk}/export.redline.docx")
+    assert response.status_code == 200
+    assert 'filename="msa-review-' in response["Content-Disposition"]
+    content = b"".join(response)
+    clause = "Neither party may assign this Agreement without consent."
+    assert accepted_text(content) == TEXT.replace(clause, STANDARD)
+    assert revisions(content) == [
+        ("del", "Lee Lawyer", "consent"),
+        ("ins", "Lee Lawyer", "the other's written consent, not to be unreasonably withheld"),
+    ]
+    assert anchored(content, "Anti-Assignment (medium)") == "Assign"  # 1. Assignment
+    assert anchored(content, "Most Favored Nation (critical)") == "most favored nation"
+    assert AuditEvent.objects.filter(action="export.created", data__format="redline.docx")
+
+
+UNCAPPED = """
+name: uncapped
+version: "1"
+language: en
+rules:
+  - id: en.t.uncapped
+    category: Uncapped Liability
+    severity: high
+    action: verify
+    patterns: ['unlimited']
+    fallback_clause: Liability is capped at the fees paid in the twelve months before the claim.
+"""
+
+
+def test_the_uploaded_word_file_gets_the_change_at_its_clause(
+    client, matter, lawyer, reviewer, django_capture_on_commit_callbacks
+):
+    from tests.reviews.docx_files import contract_docx, part
+
+    active_playbook(organisation=matter.organisation, source=UNCAPPED, name="uncapped")
+    original = contract_docx(chinese=False)
+    contract = docx_contract(matter, original)
+    review = scanned(contract, django_capture_on_commit_callbacks)
+    (target,) = [p for p in contract.passages.all() if p.firings.exists()]
+    clause = contract.text[target.start : target.end]
+    new = clause.replace("unlimited for all claims", "capped at the fees paid for claims")
+    client.force_login(lawyer)
+    saved = save(client, review, new, category="Uncapped Liability", passage=target)
+    assert saved.status_code == 200, saved.content
+    client.post(f"/api/redlines/{saved.json()['id']}/accept/")
+    client.force_login(reviewer)
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    assert revisions(content) == [
+        ("del", "Lee Lawyer", "unlimited for all"),
+        ("ins", "Lee Lawyer", "capped at the fees paid for"),
+    ]
+    text = contract.text
+    assert accepted_text(content) == text.replace(clause, new)
+    assert anchored(content, "Uncapped Liability (high)").startswith("unlimited")
+    for name in ("word/styles.xml", "word/numbering.xml", "word/header1.xml", "word/footer1.xml"):
+        assert part(content, name) == part(original, name)
+
+
+def test_a_word_file_whose_text_changed_exports_its_text_instead(
+    client, matter, lawyer, django_capture_on_commit_callbacks
+):
+    from tests.reviews.docx_files import contract_docx
+
+    active_playbook(organisation=matter.organisation, source=UNCAPPED, name="uncapped")
+    contract = docx_contract(matter, contract_docx(chinese=False))
+    Contract.objects.filter(pk=contract.pk).update(text=contract.text.replace("Master", "Mister"))
+    review = scanned(Contract.objects.get(pk=contract.pk), django_capture_on_commit_callbacks)
+    client.force_login(lawyer)
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    assert docx_text(content).startswith("Mister Services Agreement")
+    assert anchored(content, "This document is the contract's text as Clausewise read it")
