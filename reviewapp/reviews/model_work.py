@@ -56,8 +56,8 @@ from reviewapp.reviews.reasons import (
     PLANTED_INSTRUCTIONS,
     RULE_REQUIRES_HUMAN,
 )
-from reviewapp.reviews.services import passage_transition
 from reviewapp.reviews.slots import model_call_slot
+from reviewapp.reviews.transitions import passage_transition
 from reviewapp.rules.engine import offline_verdict
 from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
