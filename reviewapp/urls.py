@@ -153,6 +153,7 @@ urlpatterns = [
     ),
     path("queue/", include("reviewapp.queue.urls")),
     path("reports/", include("reviewapp.audit.reports.urls")),
+    path("", include("reviewapp.audit.urls")),
     path("", include("reviewapp.reviews.urls")),
     path("", include("reviewapp.portfolio.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
