@@ -34,10 +34,10 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def mfn_contract(count: int, *, assignment: bool = False) -> str:
+def mfn_contract(count: int, *, assignment: bool = False, tag: str = "") -> str:
     """A contract with ``count`` MFN clauses (each REJECTED by the strict playbook)."""
     clauses = [
-        f"{n}. Pricing {n}. Customer shall receive most favored nation pricing in region {n}."
+        f"{n}. Pricing {n}. Customer shall receive most favored nation pricing in region {n}{tag}."
         for n in range(1, count + 1)
     ]
     if assignment:
