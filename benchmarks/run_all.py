@@ -13,6 +13,7 @@ BENCHMARKS = [
     "bench_scan.py",
     "bench_router.py",
     "bench_model.py",
+    "bench_model_batch.py",
     "bench_sockets.py",
     "bench_exports.py",
     "bench_reports.py",

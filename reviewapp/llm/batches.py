@@ -101,7 +101,7 @@ def batch_create(settings: LLMSettings, requests: Sequence[BatchRequest]) -> Bat
     """Send the requests as one Message Batch. Raises LLMUnavailable."""
     if not requests:
         raise ValueError("A Message Batch needs at least one request.")
-    body = [{"custom_id": r.custom_id, "params": r.params} for r in requests]
+    body: list[Any] = [{"custom_id": r.custom_id, "params": r.params} for r in requests]
     return _status(_call(lambda: sdk_client(settings).messages.batches.create(requests=body)))
 
 

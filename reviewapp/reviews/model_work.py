@@ -91,7 +91,7 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
         {(f.passage.start, f.passage.end) for f in firings if f.category == INJECTION_CATEGORY}
     )
     review.save(update_fields=["planted_spans", "engine"])
-    Draft.objects.create(review=review, engine=review.engine, status=DraftStatus.QUEUED)
+    draft = Draft.objects.create(review=review, engine=review.engine, status=DraftStatus.QUEUED)
     by_passage: dict[int, list[RuleFiring]] = {}
     for firing in firings:
         if firing.passage.state == PassageState.PENDING:
@@ -107,6 +107,8 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
     )
     index_of = {f.passage_id: f.passage.index for f in firings}
     batches = verification_batches(review, [(v.pk, index_of[v.passage_id]) for v in verifications])
+    if enqueue and _batch_collects(review, draft):
+        return batches  # sent as a Message Batch (reviews.model_batches)
     if enqueue:
         transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=True))
     return batches
@@ -154,9 +156,18 @@ def verifications_requeue(*, review: Review, verifications: Sequence[Verificatio
     _enqueue(review.pk, verification_batches(review, queued), draft=False)
 
 
+def _batch_collects(review: Review, draft: Draft) -> bool:
+    from reviewapp.reviews.model_batches import model_batch_collect_draft
+
+    return model_batch_collect_draft(review=review, draft=draft)
+
+
 def _enqueue(review_id: int, batches: list[list[int]], *, draft: bool) -> None:
+    from reviewapp.reviews.model_batches import review_batch_owned
     from reviewapp.reviews.tasks import draft_review, verify_batch
 
+    if review_batch_owned(review_id=review_id):
+        return  # a Message Batch holds this review's model work until its results land
     if draft:
         draft_review.delay(review_id)
     for batch in batches:

@@ -13,6 +13,10 @@ PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
 NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
 MODEL_RAISED = "MODEL_RAISED"
 WORK_STALLED = "WORK_STALLED"
+MODEL_BATCH_EXPIRED = "MODEL_BATCH_EXPIRED"
+MODEL_BATCH_ERRORED = "MODEL_BATCH_ERRORED"
+MODEL_BATCH_CANCELED = "MODEL_BATCH_CANCELED"
+MODEL_BATCH_FAILED = "MODEL_BATCH_FAILED"
 
 _LABELS = {
     RULE_REQUIRES_HUMAN: _("A rule that fired here always needs a lawyer."),
@@ -25,6 +29,16 @@ _LABELS = {
         "The model's draft raised this passage; a lawyer settles it, not the model that raised it."
     ),
     WORK_STALLED: _("The check did not finish after several tries; a lawyer decides instead."),
+    MODEL_BATCH_EXPIRED: _(
+        "The batch request expired before the model answered; a lawyer decides instead."
+    ),
+    MODEL_BATCH_ERRORED: _(
+        "The batch request failed, or its answer could not be used; a lawyer decides instead."
+    ),
+    MODEL_BATCH_CANCELED: _(
+        "The batch was canceled before the model answered; a lawyer decides instead."
+    ),
+    MODEL_BATCH_FAILED: _("The batch could not be sent or read; a lawyer decides instead."),
 }
 
 

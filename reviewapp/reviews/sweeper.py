@@ -10,6 +10,9 @@ non-final state; the sweep finds rows that have not moved for ``SWEEP_STALLED_AF
 - verifications queued: checked again, then NEEDS_HUMAN_REVIEW (reason WORK_STALLED), never
   CONFIRMED.
 
+Work a Message Batch owns (``reviews.model_batches``) is not stalled, however long it waits:
+the batch's own poll lands it or ends it.
+
 Each row is claimed with a conditional update of its timestamp, so two sweeps at once queue it
 once, and a second sweep right after the first changes nothing.
 """
@@ -27,6 +30,7 @@ from django.utils import timezone
 
 from reviewapp.contracts.services import contracts_requeue_stalled
 from reviewapp.reviews.drafting import draft_give_up
+from reviewapp.reviews.model_batches import batch_owned_reviews
 from reviewapp.reviews.model_work import (
     draft_requeue,
     verifications_give_up,
@@ -72,7 +76,9 @@ def stalled_work_sweep(
 
 
 def _sweep_drafts(cutoff: datetime, max_attempts: int, result: SweepResult) -> None:
-    stalled = Draft.objects.filter(status__in=UNFINISHED_DRAFTS, updated_at__lt=cutoff)
+    stalled = Draft.objects.filter(status__in=UNFINISHED_DRAFTS, updated_at__lt=cutoff).exclude(
+        review_id__in=batch_owned_reviews()
+    )
     for draft_id, review_id, attempts in stalled.values_list("pk", "review_id", "attempts"):
         claimed = Draft.objects.filter(
             pk=draft_id, status__in=UNFINISHED_DRAFTS, updated_at__lt=cutoff
@@ -93,7 +99,9 @@ def _stalled_verifications(cutoff: datetime) -> Q:
 
 
 def _sweep_verifications(cutoff: datetime, max_attempts: int, result: SweepResult) -> None:
-    stalled = Verification.objects.filter(_stalled_verifications(cutoff))
+    stalled = Verification.objects.filter(_stalled_verifications(cutoff)).exclude(
+        review_id__in=batch_owned_reviews()
+    )
     by_review: dict[int, tuple[list[int], list[int]]] = {}
     for verification_id, review_id, attempts in stalled.values_list("pk", "review_id", "attempts"):
         claimed = Verification.objects.filter(_stalled_verifications(cutoff), pk=verification_id)

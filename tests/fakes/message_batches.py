@@ -209,7 +209,8 @@ class BatchStore:
         from tests.fakes.messages_server import answer_message, valid_body
 
         custom_id, params = request["custom_id"], request.get("params")
-        fault = next((f for f in faults if f.match(custom_id)), None)
+        matched = [f for f in faults if f.match(custom_id)]  # every matcher sees every request
+        fault = matched[0] if matched else None
         kind = "canceled" if canceling else (fault.kind if fault else "succeeded")
         result: dict[str, Any] = {"type": kind}
         usage = None

@@ -1,0 +1,251 @@
+"""Results of a Message Batch land like interactive answers.
+
+A succeeded draft goes through the streamed draft's validation and completion (schema, passages
+that exist, output rules, flags the draft raises); succeeded checks through the verdict schema,
+the quote check and the state machine's rules (``model_work._settle``). Every answer is
+recorded as a model call at the batch price. A request that expired, errored, was canceled or
+whose answer is unusable ends like a failed model call, never CONFIRMED: its checks go to a
+lawyer (NEEDS_HUMAN_REVIEW with a MODEL_BATCH_* reason), its draft is FAILED with that reason.
+
+Each request is landed in its own transaction, claimed by its ``landed_at``; landing again
+skips what has landed, so a poll that died half-way is simply run again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+from functools import partial
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from reviewapp.llm import CallUsage, LLMUnavailable
+from reviewapp.llm.batches import (
+    BatchOutcome,
+    batch_results,
+    draft_from_message,
+    verify_from_message,
+)
+from reviewapp.llm.draft import DraftResult
+from reviewapp.reviews.drafting import _finish, draft_give_up, merge_drafts
+from reviewapp.reviews.model_batch_models import (
+    ModelBatch,
+    ModelBatchRequest,
+    ModelBatchRequestKind,
+    ModelBatchRound,
+    ModelBatchStatus,
+)
+from reviewapp.reviews.model_batches import (
+    _poll_failed,
+    _queue_submit,
+    checks_items,
+    model_batch_collect_checks,
+    model_batch_publish,
+)
+from reviewapp.reviews.model_work import (
+    _settle,
+    chunk_prefix,
+    llm_settings,
+    model_call_record,
+    review_chunks,
+    verifications_give_up,
+)
+from reviewapp.reviews.models import Draft, DraftStatus, ModelCall, Review
+from reviewapp.reviews.reasons import (
+    MODEL_BATCH_CANCELED,
+    MODEL_BATCH_ERRORED,
+    MODEL_BATCH_EXPIRED,
+    MODEL_BATCH_FAILED,
+)
+from reviewapp.rules.services import playbook_compiled
+
+REASONS = {
+    "expired": MODEL_BATCH_EXPIRED,
+    "errored": MODEL_BATCH_ERRORED,
+    "canceled": MODEL_BATCH_CANCELED,
+    "failed": MODEL_BATCH_FAILED,
+    "skipped": MODEL_BATCH_FAILED,
+}
+WHY = {
+    MODEL_BATCH_EXPIRED: "The batch request expired before the model answered.",
+    MODEL_BATCH_ERRORED: "The batch request failed, or its answer could not be used.",
+    MODEL_BATCH_CANCELED: "The batch was canceled before the model answered.",
+    MODEL_BATCH_FAILED: "The batch could not be sent or read.",
+}
+
+
+def model_batch_land(*, batch: ModelBatch) -> ModelBatch:
+    """Land every result of an ended batch. A failed read of the results is a poll error."""
+    config = llm_settings()
+    try:
+        outcomes = {o.custom_id: o for o in batch_results(config, batch.anthropic_id)}
+    except LLMUnavailable as error:
+        return _poll_failed(batch, error)
+    return _land_all(batch, outcomes, missing="errored", error="no result for the request")
+
+
+def model_batch_fail(
+    *, batch: ModelBatch, error: str, status: str = ModelBatchStatus.FAILED, result: str = "failed"
+) -> ModelBatch:
+    """End a batch that cannot be sent or read: every request that has not landed ends like
+    a failed model call (``result``: failed, canceled or skipped)."""
+    return _land_all(batch, {}, missing=result, error=error, status=status)
+
+
+def _land_all(
+    batch: ModelBatch,
+    outcomes: dict[str, BatchOutcome],
+    *,
+    missing: str,
+    error: str,
+    status: str = ModelBatchStatus.LANDED,
+) -> ModelBatch:
+    rows = list(batch.requests.filter(landed_at__isnull=True).order_by("chunk", "pk"))
+    absent = {row.custom_id: BatchOutcome(row.custom_id, missing, error=error) for row in rows}
+    found = {**absent, **{k: v for k, v in outcomes.items() if k in absent}}
+    drafts: dict[int, list[ModelBatchRequest]] = defaultdict(list)
+    for row in rows:
+        if row.kind == ModelBatchRequestKind.DRAFT:
+            drafts[row.draft_id or 0].append(row)
+    for group in drafts.values():
+        _land_draft(batch, group, [found[row.custom_id] for row in group])
+    for row in rows:
+        if row.kind == ModelBatchRequestKind.VERIFY:
+            _land_checks(row, found[row.custom_id])
+    return _close(batch, status=status, error=error if status == ModelBatchStatus.FAILED else "")
+
+
+def _claim(rows: list[ModelBatchRequest]) -> bool:
+    """Lock the rows; False when another landing already took them."""
+    locked = ModelBatchRequest.objects.select_for_update().filter(
+        pk__in=[row.pk for row in rows], landed_at__isnull=True
+    )
+    return len(list(locked)) == len(rows)
+
+
+def _land_draft(
+    batch: ModelBatch, rows: list[ModelBatchRequest], outcomes: list[BatchOutcome]
+) -> None:
+    config = llm_settings()
+    with transaction.atomic():
+        if not _claim(rows):
+            return
+        review = Review.objects.select_related("contract__matter", "playbook_version").get(
+            pk=rows[0].review_id
+        )
+        draft = Draft.objects.get(review=review)
+        chunks = review_chunks(review)
+        results: list[DraftResult] = []
+        failure = ""
+        for row, outcome in zip(rows, outcomes, strict=True):
+            result = _draft_part(review, row, outcome, chunks)
+            if result is None:
+                failure = failure or REASONS.get(row.result, MODEL_BATCH_ERRORED)
+            else:
+                results.append(result)
+        if draft.status != DraftStatus.COMPLETE:
+            if failure:
+                draft_give_up(review_id=review.pk, error=failure)
+            else:
+                _finish(
+                    review,
+                    draft,
+                    text="\n\n".join(result.text for result in results),
+                    data=merge_drafts([result.draft for result in results]),
+                    model=config.model,
+                    dropped=[issue for result in results for issue in result.dropped_issues],
+                )
+        model_batch_collect_checks(drafts_batch=batch, review=review)
+
+
+def _draft_part(
+    review: Review, row: ModelBatchRequest, outcome: BatchOutcome, chunks: list
+) -> DraftResult | None:
+    """One chunk's draft, or None (the row says why); its usage is recorded either way."""
+    config = llm_settings()
+    row.landed_at, row.result, row.error = timezone.now(), outcome.type, outcome.error[:300]
+    result = None
+    usage: CallUsage | None
+    if outcome.type == "succeeded":
+        prefix = chunk_prefix(review, chunks[min(row.chunk, len(chunks) - 1)])
+        try:
+            result = draft_from_message(config, outcome.message, prefix=prefix)
+            usage = result.usage
+        except LLMUnavailable as error:
+            usage, row.result, row.error = error.usage, "errored", str(error)[:300]
+        row.model_call = model_call_record(
+            review=review, purpose="draft", usage=usage, config=config
+        )
+    row.save()
+    return result
+
+
+def _land_checks(row: ModelBatchRequest, outcome: BatchOutcome) -> None:
+    config = llm_settings()
+    with transaction.atomic():
+        if not _claim([row]):
+            return
+        review = Review.objects.select_related("contract__matter", "playbook_version").get(
+            pk=row.review_id
+        )
+        row.landed_at, row.result, row.error = timezone.now(), outcome.type, outcome.error[:300]
+        items = checks_items(
+            review, playbook_compiled(review.playbook_version), row.verification_ids
+        )
+        reason = REASONS.get(outcome.type, MODEL_BATCH_ERRORED)
+        if outcome.type == "succeeded" and items:
+            try:
+                result = verify_from_message(config, outcome.message, items=items)
+            except LLMUnavailable as error:
+                row.result, row.error = "errored", str(error)[:300]
+                row.model_call = model_call_record(
+                    review=review, purpose="verify", usage=error.usage, config=config
+                )
+            else:
+                row.model_call = model_call_record(
+                    review=review, purpose="verify", usage=result.usage, config=config
+                )
+                verifications = _queued_in_order(row.verification_ids)
+                by_index = {verdict.passage_index: verdict for verdict in result.verdicts}
+                for verification in verifications:
+                    verdict = by_index.get(verification.passage.index)
+                    if verdict is not None:
+                        _settle(review, verification, verdict, actor=config.model)
+                reason = ""
+        if reason:
+            verifications_give_up(
+                review_id=review.pk,
+                verification_ids=row.verification_ids,
+                reason=reason,
+                why=WHY[reason],
+            )
+        row.save()
+
+
+def _queued_in_order(ids: list[int]) -> list:
+    from reviewapp.reviews.models import Verification, VerificationStatus
+
+    rows = Verification.objects.filter(pk__in=ids, status=VerificationStatus.QUEUED)
+    by_pk = {row.pk: row for row in rows.select_related("passage")}
+    return [by_pk[pk] for pk in ids if pk in by_pk]
+
+
+def _close(batch: ModelBatch, *, status: str, error: str) -> ModelBatch:
+    calls = ModelCall.objects.filter(
+        pk__in=batch.requests.exclude(model_call=None).values("model_call_id")
+    )
+    total = calls.aggregate(total=Sum("cost_usd"))["total"] or Decimal(0)
+    batch.status = status
+    batch.actual_cost_usd = total
+    batch.landed_at = timezone.now()
+    batch.next_poll_at = None
+    if error:
+        batch.error = error[:500]
+    batch.save()
+    model_batch_publish(batch)
+    if batch.round == ModelBatchRound.DRAFTS:
+        for follower in batch.followers.filter(status=ModelBatchStatus.COLLECTING):
+            transaction.on_commit(partial(_queue_submit, follower.pk))
+    return batch
