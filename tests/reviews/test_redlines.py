@@ -272,3 +272,25 @@ def test_a_word_file_whose_text_changed_exports_its_text_instead(
     content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
     assert docx_text(content).startswith("Mister Services Agreement")
     assert anchored(content, "This document is the contract's text as Clausewise read it")
+
+
+def test_the_queue_and_the_review_page_show_the_clause_with_the_change_marked(
+    client, review, lawyer, reviewer
+):
+    from reviewapp.queue.models import QueueItem
+
+    client.force_login(lawyer)
+    queue = client.get("/queue/").content.decode()
+    # Before anything is saved the editor holds the playbook's wording, marked as a proposal.
+    assert "Proposal, not saved" in queue and "<ins>the other&#x27;s written </ins>" in queue
+    assert 'data-action="redline-accept"' in queue and queue.count("js/redline.js") == 1
+    pk = save(client, review, "1. Assignment. Neither party may assign this Agreement.").json()
+    client.post(f"/api/redlines/{pk['id']}/accept/")
+    item = QueueItem.objects.filter(passage=assignment(review)).first()
+    fragment = client.get(f"/queue/{item.pk}/").content.decode()
+    assert "<del> without consent</del>" in fragment and "accepted by lee" in fragment
+    client.force_login(reviewer)
+    page = client.get(f"/contracts/{review.contract_id}/").content.decode()
+    assert "<del> without consent</del>" in page
+    assert f"/reviews/{review.pk}/export.redline.docx" in page
+    assert 'data-action="redline-save"' not in page  # reviewers read
