@@ -73,6 +73,22 @@ def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes
 
 
 @contextmanager
+def celery_beat(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Beat as `make run` starts it (its schedule file under ``log_path``'s folder)."""
+    schedule = log_path.with_suffix(".schedule")
+    command = [sys.executable, "-m", "celery", "-A", "reviewapp", "beat", "--loglevel", "INFO",
+               "--schedule", str(schedule)]  # fmt: skip
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=child_env(**env), stdout=log, stderr=log, start_new_session=True
+        )
+    try:
+        yield process
+    finally:
+        stop(process)
+
+
+@contextmanager
 def web_server(
     log_path: Path, port: int | None = None, *, log_level: str = "info", **env: str
 ) -> Iterator[str]:

@@ -382,16 +382,28 @@ _UNFINISHED = Q(status__in=sorted(WORKING_STATUSES)) | Q(
 )
 
 
-def contracts_requeue_stalled(*, older_than_s: int, max_attempts: int | None = None) -> list[int]:
+def contracts_requeue_stalled(
+    *,
+    older_than_s: int,
+    max_attempts: int | None = None,
+    waiting_too: bool = True,
+    limit: int = 500,
+) -> list[int]:
     """Queue again documents that have not moved for a while (a worker died, the broker was
     down, the scan never ran); returns their ids. Safe to run twice or concurrently.
 
-    A document already tried ``max_attempts`` times ends PARSE_FAILED instead.
+    ``waiting_too=False`` leaves documents that never started (queued, or ingested and waiting
+    for their scan) alone: the caller knows their queue still holds messages, so they are
+    waiting their turn. At most ``limit`` documents a call, so a sweep stays short. A document
+    already tried ``max_attempts`` times ends PARSE_FAILED instead.
     """
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
     stalled = Contract.objects.filter(_UNFINISHED, updated_at__lt=cutoff)
+    if not waiting_too:
+        stalled = stalled.filter(status=DocumentStatus.INGESTING)
     requeued = []
-    for contract_id, status, attempts in stalled.values_list("pk", "status", "ingest_attempts"):
+    rows = stalled.order_by("updated_at").values_list("pk", "status", "ingest_attempts")[:limit]
+    for contract_id, status, attempts in rows:
         if max_attempts is not None and attempts >= max_attempts:
             _fail_stalled(contract_id, cutoff, attempts)
             continue

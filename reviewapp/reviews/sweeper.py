@@ -2,7 +2,10 @@
 
 Run by beat (``sweep-stalled-work``) and once when a worker starts. A worker that died, a
 broker that was down when work was queued, or a message that got lost leaves a row in a
-non-final state; the sweep finds rows that have not moved for ``SWEEP_STALLED_AFTER_S``:
+non-final state; the sweep finds rows that have not moved for ``SWEEP_STALLED_AFTER_S``.
+Rows that never started (queued) are only taken while their queue is empty: behind a long
+backlog they are waiting their turn, not lost (reviewapp.broker). Started rows that stopped
+(ingesting, a draft streaming) are taken on time alone:
 
 - contracts queued, ingesting, or ingested but never scanned: ingested (or scanned) again,
   after ``SWEEP_MAX_ATTEMPTS`` PARSE_FAILED;
@@ -28,6 +31,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from reviewapp.broker import backlog
 from reviewapp.contracts.services import contracts_requeue_stalled
 from reviewapp.reviews.drafting import draft_give_up
 from reviewapp.reviews.model_batches import batch_owned_reviews
@@ -42,6 +46,9 @@ from reviewapp.reviews.reasons import WORK_STALLED
 logger = logging.getLogger(__name__)
 
 DRAFT_STALLED = "STALLED"
+SWEEP_LIMIT = 500  # rows of each kind a sweep takes on, so one sweep stays short
+INGEST_TASK = "reviewapp.contracts.tasks.ingest_contract"
+MODEL_TASK = "reviewapp.reviews.tasks.verify_batch"
 UNFINISHED_DRAFTS = (DraftStatus.QUEUED, DraftStatus.STREAMING)
 
 
@@ -66,23 +73,29 @@ def stalled_work_sweep(
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
     result = SweepResult()
     result.contracts_requeued = contracts_requeue_stalled(
-        older_than_s=older_than_s, max_attempts=max_attempts
+        older_than_s=older_than_s,
+        max_attempts=max_attempts,
+        waiting_too=not backlog(INGEST_TASK),
+        limit=SWEEP_LIMIT,
     )
-    _sweep_drafts(cutoff, max_attempts, result)
-    _sweep_verifications(cutoff, max_attempts, result)
+    model_backlog = backlog(MODEL_TASK)
+    _sweep_drafts(cutoff, max_attempts, result, waiting_too=not model_backlog)
+    if not model_backlog:  # a queued check has no "started" state: only lost once drained
+        _sweep_verifications(cutoff, max_attempts, result)
     if result.total:
         logger.warning("stalled work swept: %s", result)
     return result
 
 
-def _sweep_drafts(cutoff: datetime, max_attempts: int, result: SweepResult) -> None:
-    stalled = Draft.objects.filter(status__in=UNFINISHED_DRAFTS, updated_at__lt=cutoff).exclude(
-        review_id__in=batch_owned_reviews()
-    )
-    for draft_id, review_id, attempts in stalled.values_list("pk", "review_id", "attempts"):
-        claimed = Draft.objects.filter(
-            pk=draft_id, status__in=UNFINISHED_DRAFTS, updated_at__lt=cutoff
-        )
+def _sweep_drafts(
+    cutoff: datetime, max_attempts: int, result: SweepResult, *, waiting_too: bool
+) -> None:
+    statuses = UNFINISHED_DRAFTS if waiting_too else (DraftStatus.STREAMING,)
+    stalled = Draft.objects.filter(status__in=statuses, updated_at__lt=cutoff)
+    stalled = stalled.exclude(review_id__in=batch_owned_reviews()).order_by("pk")
+    rows = stalled.values_list("pk", "review_id", "attempts")[:SWEEP_LIMIT]
+    for draft_id, review_id, attempts in rows:
+        claimed = Draft.objects.filter(pk=draft_id, status__in=statuses, updated_at__lt=cutoff)
         if attempts >= max_attempts:
             if claimed.update(updated_at=timezone.now()):
                 draft_give_up(review_id=review_id, error=DRAFT_STALLED)
@@ -99,32 +112,49 @@ def _stalled_verifications(cutoff: datetime) -> Q:
 
 
 def _sweep_verifications(cutoff: datetime, max_attempts: int, result: SweepResult) -> None:
-    stalled = Verification.objects.filter(_stalled_verifications(cutoff)).exclude(
-        review_id__in=batch_owned_reviews()
+    stalled = Verification.objects.filter(_stalled_verifications(cutoff))
+    stalled = stalled.exclude(review_id__in=batch_owned_reviews()).order_by("pk")
+    rows = list(stalled.values_list("pk", "attempts")[:SWEEP_LIMIT])
+    spent = _claim_verifications([pk for pk, tries in rows if tries >= max_attempts], cutoff)
+    again = _claim_verifications(
+        [pk for pk, tries in rows if tries < max_attempts], cutoff, count=True
     )
-    by_review: dict[int, tuple[list[int], list[int]]] = {}
-    for verification_id, review_id, attempts in stalled.values_list("pk", "review_id", "attempts"):
-        claimed = Verification.objects.filter(_stalled_verifications(cutoff), pk=verification_id)
-        again, give_up = by_review.setdefault(review_id, ([], []))
-        if attempts >= max_attempts:
-            if claimed.update(requeued_at=timezone.now()):
-                give_up.append(verification_id)
-        elif claimed.update(requeued_at=timezone.now(), attempts=F("attempts") + 1):
-            again.append(verification_id)
-    for review_id, (again, give_up) in by_review.items():
-        if give_up:
-            verifications_give_up(
-                review_id=review_id,
-                verification_ids=give_up,
-                reason=WORK_STALLED,
-                why=f"The check did not finish after {max_attempts} tries.",
-            )
-            result.verifications_given_up.extend(give_up)
-        if again:
-            review = Review.objects.get(pk=review_id)
-            verifications = Verification.objects.filter(pk__in=again).select_related("passage")
-            _try_to_queue(verifications_requeue, review=review, verifications=verifications)
-            result.verifications_requeued.extend(again)
+    for review_id, ids in _by_review(spent).items():
+        verifications_give_up(
+            review_id=review_id,
+            verification_ids=ids,
+            reason=WORK_STALLED,
+            why=f"The check did not finish after {max_attempts} tries.",
+        )
+        result.verifications_given_up.extend(ids)
+    for review_id, ids in _by_review(again).items():
+        review = Review.objects.get(pk=review_id)
+        verifications = Verification.objects.filter(pk__in=ids).select_related("passage")
+        _try_to_queue(verifications_requeue, review=review, verifications=verifications)
+        result.verifications_requeued.extend(ids)
+
+
+def _claim_verifications(
+    ids: list[int], cutoff: datetime, *, count: bool = False
+) -> list[tuple[int, int]]:
+    """One conditional update for the lot; the rows it changed carry this sweep's marker, so a
+    sweep running at the same time claims none of them again. Returns (id, review id) pairs."""
+    if not ids:
+        return []
+    marker = timezone.now()
+    changes: dict[str, object] = {"requeued_at": marker}
+    if count:
+        changes["attempts"] = F("attempts") + 1
+    Verification.objects.filter(_stalled_verifications(cutoff), pk__in=ids).update(**changes)
+    claimed = Verification.objects.filter(pk__in=ids, requeued_at=marker)
+    return list(claimed.values_list("pk", "review_id"))
+
+
+def _by_review(pairs: list[tuple[int, int]]) -> dict[int, list[int]]:
+    grouped: dict[int, list[int]] = {}
+    for verification_id, review_id in pairs:
+        grouped.setdefault(review_id, []).append(verification_id)
+    return grouped
 
 
 def _try_to_queue(send: Callable[..., object], **kwargs: object) -> None:

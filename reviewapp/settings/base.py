@@ -184,13 +184,21 @@ else:
         }
     }
 
+# The cache holds nothing that is not also in the database (throttle counters, the review state
+# snapshot): with Redis away it answers "not cached" and logs, instead of failing the request.
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "clausewise",
+        "OPTIONS": {
+            "IGNORE_EXCEPTIONS": True,
+            "SOCKET_CONNECT_TIMEOUT": 2,
+            "SOCKET_TIMEOUT": 5,
+        },
     }
 }
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 if not REDIS_URL:
     # Only one process without Redis: `manage.py review` and other commands run on their own.
@@ -317,6 +325,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "reviewapp.contracts.tasks.ocr_contract": {"queue": "ocr"},
+    # Housekeeping must not wait behind the backlog it is there to look after.
+    "reviewapp.reviews.tasks.sweep_stalled_work": {"queue": "default"},
+    "reviewapp.contracts.tasks.requeue_stalled_ingestions": {"queue": "default"},
+    "reviewapp.contracts.tasks.delete_expired_contracts": {"queue": "default"},
     "reviewapp.contracts.tasks.*": {"queue": "ingest"},
     "reviewapp.reviews.tasks.*": {"queue": "model"},
 }
@@ -338,7 +350,7 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-stalled-work": {  # contracts, drafts and verifications that stopped moving
         "task": "reviewapp.reviews.tasks.sweep_stalled_work",
-        "schedule": 60.0,
+        "schedule": env_float("SWEEP_EVERY_S", 60.0, minimum=1.0),
     },
     "escalate-overdue-queue-items": {
         "task": "reviewapp.queue.tasks.escalate_overdue_items",

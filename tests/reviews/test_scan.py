@@ -96,12 +96,37 @@ def test_state_snapshot_is_cached_in_redis_for_300_seconds(matter):
     contract = ingested_contract(matter=matter, text=CONTRACT)
     review = review_scan(contract_id=contract.pk)
     client = redis.Redis.from_url(settings.REDIS_URL)
-    cached = json.loads(client.get(snapshot_key(review.pk)))
+    cached = json.loads(client.get(snapshot_key(review.pk)))["snapshot"]
     assert cached["counts"]["PENDING"] >= 1
     assert 290 <= client.ttl(snapshot_key(review.pk)) <= 300
+    review.refresh_from_db()
     assert snapshot_get(review) == cached
     client.delete(snapshot_key(review.pk))
     assert snapshot_get(review)["passages"] == cached["passages"]
+
+
+def test_a_change_made_while_redis_was_away_is_not_hidden_by_the_cached_copy(
+    matter, monkeypatch, django_capture_on_commit_callbacks
+):
+    contract = ingested_contract(matter=matter, text=CONTRACT)
+    review = review_scan(contract_id=contract.pk)
+    pending = contract.passages.filter(state=PassageState.PENDING).first()
+
+    def away(*_args, **_kwargs):
+        raise redis.ConnectionError("Redis is away")
+
+    with monkeypatch.context() as patch, django_capture_on_commit_callbacks(execute=True):
+        patch.setattr(redis.Redis, "set", away)
+        passage_transition(
+            passage_id=pending.pk,
+            to_state=PassageState.CONFIRMED,
+            actor_kind=ActorKind.ENGINE,
+            actor="offline",
+            reason="Checked.",
+        )
+    review.refresh_from_db()
+    states = {p["index"]: p["state"] for p in snapshot_get(review)["passages"]}
+    assert states[pending.index] == PassageState.CONFIRMED
 
 
 def test_injection_text_is_routed_to_a_lawyer(matter):

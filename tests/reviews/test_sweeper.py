@@ -1,10 +1,12 @@
+import uuid
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from reviewapp import broker
 from reviewapp.contracts.models import Contract, DocumentStatus, PassageState
-from reviewapp.reviews import tasks
+from reviewapp.reviews import sweeper, tasks
 from reviewapp.reviews.models import Draft, DraftStatus, Review, Verification, VerificationStatus
 from reviewapp.reviews.reasons import WORK_STALLED, reason_label
 from reviewapp.reviews.services import review_scan
@@ -156,3 +158,46 @@ def test_worker_start_sends_one_sweep(monkeypatch):
     monkeypatch.setattr(celery.app, "send_task", lambda name, **_kw: sent.append(name))
     celery._sweep_stalled_work()
     assert sent == ["reviewapp.reviews.tasks.sweep_stalled_work"]
+
+
+def test_work_waiting_behind_a_backlog_is_left_alone_but_a_stopped_draft_is_not(
+    review, queued, monkeypatch
+):
+    monkeypatch.setattr(sweeper, "backlog", lambda task_name: True)
+    verification = Verification.objects.get(review=review)
+    _stall_verification(verification)
+    Draft.objects.filter(review=review).update(updated_at=_long_ago())
+
+    assert stalled_work_sweep().total == 0  # queued for longer than the limit, but in line
+    verification.refresh_from_db()
+    assert verification.attempts == 0
+
+    Draft.objects.filter(review=review).update(status=DraftStatus.STREAMING)
+    assert stalled_work_sweep().drafts_requeued == [review.draft.pk]  # it started and stopped
+
+
+def test_a_sweep_takes_on_a_bounded_number_of_rows(review, queued, monkeypatch):
+    monkeypatch.setattr(sweeper, "SWEEP_LIMIT", 1)
+    other = ingested_contract(matter=review.contract.matter, text=CONTRACT + "\n9. Misc.\n")
+    review_scan(contract_id=other.pk, enqueue=False)
+    assert Verification.objects.count() == 2
+    Verification.objects.update(created_at=_long_ago())
+
+    assert len(stalled_work_sweep().verifications_requeued) == 1
+    assert len(stalled_work_sweep().verifications_requeued) == 1
+    assert stalled_work_sweep().total == 0
+
+
+@pytest.mark.filterwarnings("ignore::celery.exceptions.AlwaysEagerIgnored")
+def test_the_broker_counts_the_messages_waiting_in_a_queue():
+    from reviewapp.celery import app
+
+    queue = f"test-backlog-{uuid.uuid4().hex}"
+    assert broker.queue_waiting(queue) == 0
+    app.send_task("clausewise.test.nothing", queue=queue)
+    try:
+        assert broker.queue_waiting(queue) == 1
+    finally:
+        with app.connection_for_write() as connection:
+            connection.default_channel.queue_purge(queue)
+    assert broker.queue_waiting(queue) == 0
