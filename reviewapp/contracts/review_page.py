@@ -21,9 +21,9 @@ from django.db.models import Count, Max, QuerySet
 
 from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.queue.models import QueueItem
-from reviewapp.queue.services import SEVERITY_RANK
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.models import Draft, Review, RuleFiring, Verification
+from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
 
 PDF_KIND = "pdf"
@@ -73,7 +73,7 @@ class FiringSummary:
 
     def all_severities(self) -> list[str]:
         found = {s for s in self.severity.values() if s}
-        return sorted(found, key=lambda s: SEVERITY_RANK.get(s, 9))
+        return sorted(found, key=severity_rank)
 
 
 @dataclass
@@ -187,7 +187,7 @@ def firing_summary(review: Review | None) -> FiringSummary:
         summary.rule_ids[passage_id] = sorted({row[0] for row in fired})
         summary.severity[passage_id] = min(
             (severity for _, _, severity in routing),
-            key=lambda s: SEVERITY_RANK.get(s, 9),
+            key=severity_rank,
             default="",
         )
     return summary
