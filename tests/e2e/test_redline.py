@@ -1,0 +1,72 @@
+"""In the browser: a lawyer edits a redline in the queue and accepts it; the reviewer exports
+the contract with tracked changes, and the file read back carries the change."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewapp.accounts.models import Matter
+from reviewapp.accounts.services import DEMO_MATTER, demo_seed
+from tests.e2e.test_upload_flow import sign_in
+from tests.processes import web_server
+from tests.reviews.docx_files import accepted_text, revisions
+from tests.reviews.test_exports import reviewed
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PLAYBOOK = """
+name: strict
+version: "1"
+language: en
+rules:
+  - id: en.strict.mfn
+    category: Most Favored Nation
+    severity: critical
+    action: reject
+    patterns: ['most favou?red nation']
+    fallback_clause: Customer shall receive the prices listed in Schedule 1.
+"""
+TEXT = (
+    "1. Pricing. Customer shall receive most favored nation pricing.\n\n2. Notices. In writing.\n"
+)
+EDITED = "1. Pricing. Customer shall receive the prices listed in Schedule 2."
+
+
+def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
+    browser, tmp_path, django_capture_on_commit_callbacks
+):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name=DEMO_MATTER)
+    review = reviewed(matter, django_capture_on_commit_callbacks, text=TEXT, playbook=PLAYBOOK)
+    with web_server(tmp_path / "web.log") as url:
+        lawyer = browser.new_context().new_page()
+        sign_in(lawyer, url, "lawyer", passwords["lawyer"])
+        lawyer.goto(f"{url}/queue/")
+        editor = lawyer.locator(".redline[data-category='Most Favored Nation']")
+        textarea = editor.locator("[data-role=replacement]")
+        # Prefilled with the playbook's standard wording, the clause number kept.
+        assert (
+            textarea.input_value()
+            == "1. Pricing. Customer shall receive the prices listed in Schedule 1."
+        )
+        textarea.fill(EDITED)
+        editor.locator("[data-action=redline-accept]").click()
+        lawyer.wait_for_selector(".redline[data-status=ACCEPTED]")
+        deleted = " ".join(editor.locator(".redline-diff del").all_inner_texts())
+        assert "favored" in deleted and "nation" in deleted
+        assert "Schedule 2" in " ".join(editor.locator(".redline-diff ins").all_inner_texts())
+
+        reviewer = browser.new_context(accept_downloads=True).new_page()
+        sign_in(reviewer, url, "reviewer", passwords["reviewer"])
+        reviewer.goto(f"{url}/contracts/{review.contract_id}/")
+        shown = reviewer.locator(".redline[data-status=ACCEPTED]")
+        assert shown.count() == 1 and shown.locator(".redline-diff del").count() > 0
+        with reviewer.expect_download() as download:
+            reviewer.click("[data-role=redline-export]")
+        assert download.value.suggested_filename.endswith(".redline.docx")
+        content = download.value.path().read_bytes()
+    assert accepted_text(content) == TEXT.replace(TEXT.split("\n")[0], EDITED)
+    assert [(kind, author) for kind, author, _text in revisions(content)] == [
+        ("del", "lawyer"),
+        ("ins", "lawyer"),
+    ]
