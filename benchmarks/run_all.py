@@ -16,6 +16,7 @@ BENCHMARKS = [
     "bench_model_batch.py",
     "bench_sockets.py",
     "bench_exports.py",
+    "bench_redline.py",
     "bench_reports.py",
     "bench_audit_verify.py",
 ]
