@@ -16,7 +16,11 @@ from reviewapp.portfolio.api import MatterGridView
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
 from reviewapp.reviews.export_api import ReviewExportView
-from reviewapp.reviews.model_batch_api import MatterModelBatchesView, ModelBatchDetailView
+from reviewapp.reviews.model_batch_api import (
+    MatterModelBatchesView,
+    ModelBatchCancelView,
+    ModelBatchDetailView,
+)
 from reviewapp.reviews.redlines import api_urls as redline_urls
 from reviewapp.rules import views as rules_views
 from reviewapp.rules.api import PlaybookTestView
@@ -79,6 +83,11 @@ api_patterns = [
         name="api-matter-model-batches",
     ),
     path("model-batches/<int:batch_id>/", ModelBatchDetailView.as_view(), name="api-model-batch"),
+    path(
+        "model-batches/<int:batch_id>/cancel/",
+        ModelBatchCancelView.as_view(),
+        name="api-model-batch-cancel",
+    ),
     path("playbooks/test/", PlaybookTestView.as_view(), name="api-playbook-test"),
     *redline_urls.urlpatterns,
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

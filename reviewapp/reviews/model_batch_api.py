@@ -5,13 +5,17 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import APIException, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.accounts.selectors import user_can_access_matter
+from reviewapp.accounts.models import Role
+from reviewapp.accounts.selectors import membership_role, user_can_access_matter
+from reviewapp.llm import LLMUnavailable
 from reviewapp.reviews.model_batch_models import ModelBatchRound, ModelBatchStatus
 from reviewapp.reviews.model_batches import (
+    model_batch_cancel,
     model_batch_get_for_user,
     model_batch_payload,
     model_batches_for_matter,
@@ -79,3 +83,33 @@ class ModelBatchDetailView(APIView):
 
 def _member(request: Request, matter_id: int) -> bool:
     return user_can_access_matter(user=request.user, matter_id=matter_id)
+
+
+class ServiceUnavailable(APIException):
+    status_code = 503
+    default_detail = "The model service could not be reached; try again."
+    default_code = "MODEL_UNAVAILABLE"
+
+
+class ModelBatchCancelView(APIView):
+    @extend_schema(
+        summary="Stop a Message Batch (the matter's reviewers and admins)",
+        description="A batch not yet sent is not sent; a sent one is canceled at the service. "
+        "Requests it did not answer end canceled: their checks go to a lawyer (reason "
+        "`MODEL_BATCH_CANCELED`), their drafts fail. Checks of a canceled drafts batch still "
+        "go out in the verifications batch; cancel that one too to stop them.",
+        request=None,
+        responses=ModelBatchSerializer,
+    )
+    def post(self, request: Request, batch_id: int) -> Response:
+        batch = model_batch_get_for_user(user=request.user, batch_id=batch_id)
+        if batch is None:
+            raise Http404("No such model batch.")
+        role = membership_role(user=request.user, matter_id=batch.matter_id)
+        if role not in (Role.REVIEWER, Role.ADMIN):
+            raise PermissionDenied("Only the matter's reviewers and admins can cancel a batch.")
+        try:
+            batch = model_batch_cancel(batch_id=batch.pk)
+        except LLMUnavailable as error:
+            raise ServiceUnavailable() from error
+        return Response(model_batch_payload(batch))

@@ -254,3 +254,34 @@ def test_an_upload_without_batches_stays_interactive(
     assert not ModelBatch.objects.exists()
     assert review.draft.status == DraftStatus.COMPLETE
     assert [r for r in claude.requests if r.path == "/v1/messages"]
+
+
+def test_a_canceled_batch_sends_its_checks_to_a_lawyer(
+    claude, client, reviewer, lawyer, matter, django_capture_on_commit_callbacks
+):
+    _intake, (review,) = upload(matter, django_capture_on_commit_callbacks, [CONTRACT])
+    claude.batches.delay_s = 60  # the verifications batch will wait
+
+    def checks_sent():
+        return ModelBatch.objects.filter(
+            round=ModelBatchRound.VERIFICATIONS, status=ModelBatchStatus.IN_PROGRESS
+        ).exists()
+
+    run_beat(django_capture_on_commit_callbacks, until=checks_sent)
+    checks = ModelBatch.objects.get(round=ModelBatchRound.VERIFICATIONS)
+    url = f"/api/model-batches/{checks.pk}/cancel/"
+    client.force_login(lawyer)
+    assert client.post(url).status_code == 403
+    client.force_login(reviewer)
+    answer = client.post(url)
+    assert answer.status_code == 200 and answer.json()["status"] in ("CANCELING", "ENDED")
+    run_beat(django_capture_on_commit_callbacks)
+    checks.refresh_from_db()
+    assert (
+        checks.status == ModelBatchStatus.LANDED and checks.canceled_count == checks.request_count
+    )
+    by_model = review.verifications.exclude(reason="RULE_REQUIRES_HUMAN")
+    assert by_model.exists()
+    assert set(by_model.values_list("outcome", "reason")) == {
+        (PassageState.NEEDS_HUMAN_REVIEW, "MODEL_BATCH_CANCELED")
+    }
