@@ -32,6 +32,12 @@ ACTION_LABELS: dict[str, Any] = {
     AuditAction.QUEUE_MENTIONED: gettext_lazy("Lawyer mentioned"),
     AuditAction.QUEUE_NOTE_EDITED: gettext_lazy("Decision note changed"),
     AuditAction.QUEUE_ESCALATED: gettext_lazy("Item escalated"),
+    AuditAction.QUEUE_UNDONE: gettext_lazy("Decision undone"),
+    AuditAction.REDLINE_SAVED: gettext_lazy("Redline saved"),
+    AuditAction.REDLINE_ACCEPTED: gettext_lazy("Redline accepted"),
+    AuditAction.REDLINE_WITHDRAWN: gettext_lazy("Redline withdrawn"),
+    AuditAction.REVIEW_RERUN: gettext_lazy("Review re-run on a newer playbook"),
+    AuditAction.MATTER_RERUN: gettext_lazy("Matter re-run started"),
     AuditAction.PLAYBOOK_COPIED: gettext_lazy("Playbook copied"),
     AuditAction.PLAYBOOK_VERSION_CREATED: gettext_lazy("Playbook edited"),
     AuditAction.PLAYBOOK_ACTIVATED: gettext_lazy("Playbook activated"),
@@ -161,7 +167,11 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
     data = event.data if isinstance(event.data, dict) else {}
     if event.action == AuditAction.PASSAGE_TRANSITION:
         return _transition_words(data, lookups)
-    if event.action in (AuditAction.QUEUE_DECIDED, AuditAction.QUEUE_NOTE_EDITED):
+    if event.action in (
+        AuditAction.QUEUE_DECIDED,
+        AuditAction.QUEUE_NOTE_EDITED,
+        AuditAction.QUEUE_UNDONE,
+    ):
         words = str(DECISION_LABELS.get(data.get("decision", ""), data.get("decision", "")))
         if data.get("override"):
             words = _("%(decision)s, overriding the rejection: “%(why)s”") % {
