@@ -234,7 +234,10 @@ def draft_instructions(review: Review) -> str:
         if rule.category in seen or not rule.standard_position:
             continue
         seen.add(rule.category)
-        lines.append(f"- {rule.category}: {rule.standard_position} Fallback: {rule.fallback}")
+        wording = f" Standard wording: {rule.fallback_clause}" if rule.fallback_clause else ""
+        lines.append(
+            f"- {rule.category}: {rule.standard_position} Fallback: {rule.fallback}{wording}"
+        )
     return "\n".join(lines)
 
 

@@ -254,7 +254,7 @@ def _offline(compiled: Any, verification: Verification) -> Verdict:
         if not settled
         else f"Matched the rule's {settled.state.lower()} pattern: {settled.quote!r}",
         quote=settled.quote if settled else "",
-        redline=rule.fallback,
+        redline=rule.fallback_clause or rule.fallback,  # the standard wording, where there is one
         question="",
         reason=None if settled else NO_OFFLINE_VERDICT,
     )

@@ -35,6 +35,7 @@ rules:
     severity: medium
     action: verify
     patterns: ['assign']
+    standard_position: Assignment needs the other's consent, not unreasonably withheld.
     fallback_clause: >-
       Neither party may assign this Agreement without the other's written consent, not to be
       unreasonably withheld.
@@ -294,3 +295,12 @@ def test_the_queue_and_the_review_page_show_the_clause_with_the_change_marked(
     assert "<del> without consent</del>" in page
     assert f"/reviews/{review.pk}/export.redline.docx" in page
     assert 'data-action="redline-save"' not in page  # reviewers read
+
+
+def test_the_offline_verifier_and_the_draft_propose_the_standard_wording(review):
+    from reviewapp.reviews.drafting import draft_instructions
+    from reviewapp.reviews.models import Verification
+
+    verification = Verification.objects.get(passage=assignment(review))
+    assert verification.engine == "offline" and verification.redline == STANDARD
+    assert f"Standard wording: {STANDARD}" in draft_instructions(review)
