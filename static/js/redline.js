@@ -5,7 +5,6 @@
   "use strict";
   if (window.clausewiseRedline) return;
   window.clausewiseRedline = true;
-  const t = (text) => (window.gettext ? window.gettext(text) : text);
 
   function csrf(form) {
     return form.querySelector("[name=csrfmiddlewaretoken]").value;
@@ -22,7 +21,7 @@
     if (!response.ok) {
       const error = data.error || {};
       const fields = error.fields ? Object.values(error.fields).flat().join(" ") : "";
-      throw new Error(fields || error.message || t("The redline could not be changed."));
+      throw new Error(fields || error.message || gettext("The redline could not be changed."));
     }
     return data;
   }
@@ -43,7 +42,7 @@
     box.querySelector("[data-role=status]").textContent = redline.status_label;
     const accepted = box.querySelector("[data-role=accepted]");
     accepted.textContent = redline.accepted_by
-      ? window.interpolate(t("accepted by %s"), [redline.accepted_by]) : "";
+      ? interpolate(gettext("accepted by %s"), [redline.accepted_by]) : "";
     drawDiff(box.querySelector("[data-role=diff]"), redline.diff);
     const withdraw = box.querySelector("[data-action=redline-withdraw]");
     if (withdraw) withdraw.hidden = redline.status === "WITHDRAWN";
