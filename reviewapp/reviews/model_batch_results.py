@@ -13,10 +13,12 @@ skips what has landed, so a poll that died half-way is simply run again.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from decimal import Decimal
 from functools import partial
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -83,7 +85,10 @@ def model_batch_land(*, batch: ModelBatch) -> ModelBatch:
         outcomes = {o.custom_id: o for o in batch_results(config, batch.anthropic_id)}
     except LLMUnavailable as error:
         return _poll_failed(batch, error)
-    return _land_all(batch, outcomes, missing="errored", error="no result for the request")
+    budget = settings.CELERY_TASK_SOFT_TIME_LIMIT / 2
+    return _land_all(
+        batch, outcomes, missing="errored", error="no result for the request", budget_s=budget
+    )
 
 
 def model_batch_fail(
@@ -101,7 +106,12 @@ def _land_all(
     missing: str,
     error: str,
     status: str = ModelBatchStatus.LANDED,
+    budget_s: float | None = None,
 ) -> ModelBatch:
+    """Land what has not landed. With ``budget_s``, stop once that time is spent (at least one
+    draft or group of checks lands per call) and queue the next poll to go on, so a large
+    batch never runs into the task's time limit."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     rows = list(batch.requests.filter(landed_at__isnull=True).order_by("chunk", "pk"))
     absent = {row.custom_id: BatchOutcome(row.custom_id, missing, error=error) for row in rows}
     found = {**absent, **{k: v for k, v in outcomes.items() if k in absent}}
@@ -111,10 +121,22 @@ def _land_all(
             drafts[row.draft_id or 0].append(row)
     for group in drafts.values():
         _land_draft(batch, group, [found[row.custom_id] for row in group])
+        if deadline is not None and time.monotonic() > deadline:
+            return _go_on_later(batch)
     for row in rows:
         if row.kind == ModelBatchRequestKind.VERIFY:
             _land_checks(row, found[row.custom_id])
+            if deadline is not None and time.monotonic() > deadline:
+                return _go_on_later(batch)
     return _close(batch, status=status, error=error if status == ModelBatchStatus.FAILED else "")
+
+
+def _go_on_later(batch: ModelBatch) -> ModelBatch:
+    from reviewapp.reviews.model_batch_tasks import poll_model_batch
+
+    ModelBatch.objects.filter(pk=batch.pk).update(next_poll_at=timezone.now())
+    transaction.on_commit(partial(poll_model_batch.delay, batch.pk))
+    return batch
 
 
 def _claim(rows: list[ModelBatchRequest]) -> bool:

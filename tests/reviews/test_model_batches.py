@@ -25,7 +25,7 @@ from reviewapp.reviews.model_batches import model_batch_poll
 from reviewapp.reviews.models import DraftStatus, ModelCall, Review, VerificationStatus
 from reviewapp.reviews.sweeper import stalled_work_sweep
 from tests.fakes.message_batches import BatchFault
-from tests.fakes.messages_server import running_server
+from tests.fakes.messages_server import Fault, running_server
 from tests.reviews.test_claude_engine import CONTRACT
 
 pytestmark = pytest.mark.django_db
@@ -285,3 +285,33 @@ def test_a_canceled_batch_sends_its_checks_to_a_lawyer(
     assert set(by_model.values_list("outcome", "reason")) == {
         (PassageState.NEEDS_HUMAN_REVIEW, "MODEL_BATCH_CANCELED")
     }
+
+
+def test_a_large_batch_lands_in_parts_with_the_same_result(
+    claude, matter, settings, django_capture_on_commit_callbacks
+):
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = 0  # one draft or group of checks per poll
+    _intake, reviews = upload(matter, django_capture_on_commit_callbacks, [QUIET_FIRST, CONTRACT])
+    run_beat(django_capture_on_commit_callbacks)
+    for review in reviews:
+        review.refresh_from_db()
+        assert review.draft.status == DraftStatus.COMPLETE
+        assert not review.verifications.filter(status=VerificationStatus.QUEUED).exists()
+    results_reads = [r for r in claude.requests if r.path.endswith("/results")]
+    assert len(results_reads) > 2  # read again for each part
+
+
+def test_a_refused_batch_fails_with_a_reason_and_an_overloaded_one_is_sent_again(
+    claude, matter, django_capture_on_commit_callbacks
+):
+    claude.faults.add(Fault.bad_request())  # the drafts batch is refused
+    claude.faults.add(Fault.overloaded())  # the checks batch: once busy, then sent
+    _intake, (review,) = upload(matter, django_capture_on_commit_callbacks, [CONTRACT])
+    run_beat(django_capture_on_commit_callbacks)
+    drafts = ModelBatch.objects.get(round=ModelBatchRound.DRAFTS)
+    assert drafts.status == ModelBatchStatus.FAILED and "request_rejected" in drafts.error
+    review.refresh_from_db()
+    assert (review.draft.status, review.draft.error) == (DraftStatus.FAILED, "MODEL_BATCH_FAILED")
+    checks = ModelBatch.objects.get(round=ModelBatchRound.VERIFICATIONS)
+    assert checks.status == ModelBatchStatus.LANDED and checks.succeeded_count
+    assert review.verifications.filter(outcome=PassageState.CONFIRMED).exists()
