@@ -18,8 +18,8 @@ pytestmark = pytest.mark.django_db
 
 MFN_QUESTION = "Is the comparison set of the MFN promise defined?"
 PRICE_QUESTION = "Are the prices fixed for the term?"
-# Two rules of one category (its passage rule and a secondary rule) and a second category,
-# all firing on the pricing clause.
+# Two rules of one category (its passage rule and a secondary rule), a second category, and a
+# secondary rule of a third category that nothing routes, all firing on the pricing clause.
 PLAYBOOK = f"""
 name: strict
 version: "1"
@@ -45,6 +45,13 @@ rules:
     patterns: ['pricing']
     reject_if: ['most favou?red']
     question: "{PRICE_QUESTION}"
+  - id: en.t.notices.context
+    category: Notices
+    severity: low
+    action: verify
+    only_with: [Most Favored Nation]
+    patterns: ['term of']
+    question: "Is a notice period set?"
 """
 PDF_LIKE = (
     "1. Pricing. Customer shall receive most favored nation pricing for a term of"
@@ -71,6 +78,7 @@ def test_csv_has_one_row_per_passage_and_category_with_its_own_rationale(client,
         ("0", "Price Restrictions"),
     ]
     mfn, price = rows
+    assert mfn["context_rules"] == price["context_rules"] == "en.t.notices.context"
     assert mfn["rule_id"] == "en.t.mfn.terms"
     assert mfn["rule_ids"] == "en.t.mfn.context en.t.mfn.terms"
     assert mfn["severity"] == "high"  # the worst of the category's firings

@@ -1,8 +1,10 @@
 """The CSV export: one row per issue (a passage and a category), with a header row.
 
 `rule_id` is the rule that routed the passage for the category, `rule_ids` every rule of the
-category that fired on it; `rationale` is the category's own. Cells quoting the contract are
-printed with `export_text` (no PDF line breaks or runs of spaces); people's notes as written.
+category that fired on it; `rationale` is the category's own; `context_rules` the secondary
+rules of other categories (questions for the verifier, not issues) that fired on the passage.
+Cells quoting the contract are printed with `export_text` (no PDF line breaks or runs of
+spaces); people's notes as written.
 
 Encoded as UTF-8 with a byte-order mark so that Excel opens Chinese text correctly. Cells go
 through the app's one formula guard (``reviewapp.csv_safety``).
@@ -32,6 +34,7 @@ COLUMNS = [
     "severity",
     "action",
     "question",
+    "context_rules",
     "matched_text",
     "verification_outcome",
     "verification_reason",
@@ -75,6 +78,7 @@ def _row(export: ReviewExport, issue: Issue) -> list[object]:
         issue.severity,
         issue.action,
         issue.question,
+        " ".join(passage.context_rule_ids),
         export_text(" … ".join(match.text for match in issue.matches)),
         verification.outcome if verification else "",
         verification.reason if verification else "",

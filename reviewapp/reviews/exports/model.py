@@ -1,8 +1,10 @@
 """One read-only model of a review that every export format renders.
 
 Built by `review_export_model` in a fixed number of queries, whatever the size of the review.
-An *issue* is one category flagged on one passage, whichever of the category's rules fired
-(its `.terms`, `.heading` and `.context` rules make one issue); a passage flagged for several
+An *issue* is one category a routing rule flagged on one passage, whichever of the category's
+rules fired (its `.terms`, `.heading` and `.context` rules make one issue), as the draft counts
+issues; a secondary rule of another category only names a question on the passage
+(`PassagePart.context_rule_ids`). A passage flagged for several
 categories carries several issues, which share the passage's state, verification and lawyer
 decision, each with its own rationale.
 
@@ -83,6 +85,8 @@ class PassagePart:
     end: int
     state: str
     text: str
+    # Secondary rules of categories no routing rule flagged here: questions, not issues.
+    context_rule_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

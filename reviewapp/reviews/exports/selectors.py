@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 
 from django.db.models import Count
 
@@ -84,21 +85,21 @@ def _draft(review: Review) -> DraftPart | None:
 
 
 def _issues(review: Review) -> list[Issue]:
-    """One issue per passage and category: the rules of one category that fired on a passage
-    (its `.terms`, `.heading` and `.context` rules) are one issue, not one each."""
+    """One issue per passage and category a routing rule flagged, as the draft counts them:
+    the rules of one category that fired on a passage (its `.terms`, `.heading` and `.context`
+    rules) are one issue, not one each. A secondary rule of a category nothing routed only adds
+    a question for the verifier: it is named on the passage (`context_rule_ids`), not an issue."""
     text = review.contract.text
+    compiled = playbook_compiled(review.playbook_version)
     firings = (
         RuleFiring.objects.filter(review=review)
         .select_related("passage")
         .order_by("passage__index", "rule_id", "match_start")
     )
-    grouped: dict[tuple[int, str], list[RuleFiring]] = defaultdict(list)
-    for firing in firings:
-        grouped[(firing.passage_id, firing.category)].append(firing)
+    grouped, context = _issue_groups(compiled, firings)
     lead_categories = _lead_categories(grouped)
     verifications = {v.passage_id: v for v in Verification.objects.filter(review=review)}
     lawyers = _lawyers(review)
-    compiled = playbook_compiled(review.playbook_version)
     issues = []
     for (passage_id, category), fired in grouped.items():
         verification = verifications.get(passage_id)
@@ -115,7 +116,7 @@ def _issues(review: Review) -> list[Issue]:
         )
         issues.append(
             Issue(
-                passage=_passage(fired[0].passage),
+                passage=_passage(fired[0].passage, context.get(passage_id, ())),
                 rule_id=lead,
                 rule_ids=rule_ids,
                 category=category,
@@ -131,15 +132,34 @@ def _issues(review: Review) -> list[Issue]:
     return issues
 
 
+Groups = dict[tuple[int, str], list[RuleFiring]]
+
+
+def _issue_groups(
+    compiled: CompiledPlaybook, firings: Iterable[RuleFiring]
+) -> tuple[Groups, dict[int, tuple[str, ...]]]:
+    """Firings by (passage, category), and the secondary rules of categories nothing routed
+    on each passage. A passage no routing rule flagged keeps all its categories as issues."""
+    grouped: Groups = defaultdict(list)
+    for firing in firings:
+        grouped[(firing.passage_id, firing.category)].append(firing)
+    routed = {
+        key for key, fired in grouped.items() if any(compiled.routes(f.rule_id) for f in fired)
+    }
+    routed_passages = {passage_id for passage_id, _category in routed}
+    context: dict[int, list[str]] = defaultdict(list)
+    for key in [k for k in grouped if k not in routed and k[0] in routed_passages]:
+        context[key[0]] += dict.fromkeys(f.rule_id for f in grouped.pop(key))
+    return grouped, {passage_id: tuple(ids) for passage_id, ids in context.items()}
+
+
 def _lead_rule(compiled: CompiledPlaybook, rule_ids: tuple[str, ...]) -> str:
     """The rule that routed the passage for this category (a secondary `.context` rule only
     adds a question to a passage another rule routed)."""
     return next((r for r in rule_ids if compiled.routes(r)), rule_ids[0])
 
 
-def _lead_categories(
-    grouped: dict[tuple[int, str], list[RuleFiring]],
-) -> dict[tuple[int, str], str]:
+def _lead_categories(grouped: Groups) -> dict[tuple[int, str], str]:
     """(passage, rule id) -> category, to know which category a verification answered."""
     return {(f.passage_id, f.rule_id): f.category for fired in grouped.values() for f in fired}
 
@@ -162,7 +182,7 @@ def _match(firing: RuleFiring, text: str) -> Match:
     return Match(firing.match_start, firing.match_end, words)
 
 
-def _passage(passage: Passage) -> PassagePart:
+def _passage(passage: Passage, context_rule_ids: tuple[str, ...] = ()) -> PassagePart:
     return PassagePart(
         pk=passage.pk,
         index=passage.index,
@@ -173,6 +193,7 @@ def _passage(passage: Passage) -> PassagePart:
         end=passage.end,
         state=passage.state or "",
         text=passage.text,
+        context_rule_ids=context_rule_ids,
     )
 
 
