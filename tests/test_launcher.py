@@ -92,7 +92,7 @@ def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_p
         )
     started: set[int] = set()
     try:
-        assert wait_until(lambda: _healthy(url), timeout_s=90), log_path.read_text()[-3000:]
+        assert wait_until(lambda: _healthy(url), timeout_s=240), log_path.read_text()[-3000:]
         web = _child(launcher.pid, "uvicorn")
         assert web is not None, _children(launcher.pid)
         started = _descendants(launcher.pid)
@@ -101,7 +101,7 @@ def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_p
 
         restart_line = f"web (pid {web}) died (killed by SIGKILL); restarting it in 1 s."
         assert wait_until(lambda: restart_line in log_path.read_text(), timeout_s=10)
-        assert wait_until(lambda: _healthy(url), timeout_s=20), log_path.read_text()[-3000:]
+        assert wait_until(lambda: _healthy(url), timeout_s=60), log_path.read_text()[-3000:]
         started |= _descendants(launcher.pid)
 
         redis = _child(launcher.pid, "redis-server")
@@ -109,7 +109,7 @@ def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_p
 
         assert wait_until(lambda: f"redis (pid {redis}) died" in log_path.read_text(), 10)
         assert wait_until(lambda: _child(launcher.pid, "redis-server") not in (None, redis), 10)
-        assert wait_until(lambda: _healthy(url), timeout_s=20), log_path.read_text()[-3000:]
+        assert wait_until(lambda: _healthy(url), timeout_s=60), log_path.read_text()[-3000:]
         started |= _descendants(launcher.pid)
 
         os.killpg(launcher.pid, signal.SIGINT)  # what Ctrl-C sends to the terminal's job
