@@ -13,7 +13,8 @@ Fields are only ever added under the same schema name; a rename or removal gets 
       "summary": "...", "key_facts": {...},
       "draft": {"status", "issues": [...], "flags": [...], "error"} | null,
       "issues": [{
-        "passage": {"index", "number", "heading", "page", "start", "end", "state", "text"},
+        "passage": {"index", "number", "heading", "page", "start", "end", "state", "text",
+                    "context_rule_ids"},                 # secondary rules of other categories
         "rule_id", "category", "severity", "action", "question",
         "firings": [{"start", "end", "text"}],                # offsets into the contract text
         "verification": {"status", "outcome", "engine", "model", "verified_by", "risk",
