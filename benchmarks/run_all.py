@@ -19,6 +19,7 @@ BENCHMARKS = [
     "bench_redline.py",
     "bench_reports.py",
     "bench_audit_verify.py",
+    "bench_grid.py",
 ]
 
 

@@ -14,18 +14,25 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
+from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.csv_safety import SafeWriter, csv_safe
-from reviewapp.portfolio.selectors import Column, Grid, IssueRow, passage_url
+from reviewapp.portfolio.selectors import (
+    Column,
+    Grid,
+    IssueRow,
+    contract_url_template,
+    passage_url,
+)
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 LINK_FONT = Font(color="0563C1", underline="single")
+BOLD_FONT = Font(bold=True)
 MAX_WIDTH = 60
 
 
@@ -67,29 +74,34 @@ def grid_csv(grid: Grid, columns: Sequence[Column], *, base_url: str) -> bytes:
 def grid_xlsx(
     grid: Grid, columns: Sequence[Column], issues: Sequence[IssueRow], *, base_url: str
 ) -> bytes:
-    workbook = Workbook()
-    facts = workbook.active
-    assert facts is not None  # a new workbook has one sheet
-    facts.title = _("Facts")
-    _facts_sheet(facts, grid, columns, base_url)
-    _issues_sheet(workbook.create_sheet(_("Issues")), issues, base_url)
+    """Written in openpyxl's write-only mode: rows stream out, nothing is kept per cell."""
+    workbook = Workbook(write_only=True)
+    _write(workbook.create_sheet(_("Facts")), *_facts_rows(grid, columns, base_url))
+    _write(workbook.create_sheet(_("Issues")), *_issues_rows(issues, base_url))
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()
 
 
-def _facts_sheet(sheet: Worksheet, grid: Grid, columns: Sequence[Column], base_url: str) -> None:
-    _header(sheet, [_("Contract"), *(column.label for column in columns)])
-    for number, row in enumerate(grid.rows, start=2):
-        _put(sheet, number, 1, row["name"], base_url + row["url"])
-        for offset, column in enumerate(columns, start=2):
+Cell = tuple[str | int, str | None]  # a value and the page it links to
+
+
+def _facts_rows(
+    grid: Grid, columns: Sequence[Column], base_url: str
+) -> tuple[list[str], list[list[Cell]]]:
+    header = [_("Contract"), *(column.label for column in columns)]
+    rows = []
+    for row in grid.rows:
+        cells: list[Cell] = [(row["name"], base_url + row["url"])]
+        for column in columns:
             value, url = cell_of(row, column)
-            _put(sheet, number, offset, value, base_url + url if url else None)
-    _fit(sheet, 1 + len(columns))
+            cells.append((value, base_url + url if url else None))
+        rows.append(cells)
+    return header, rows
 
 
-def _issues_sheet(sheet: Worksheet, issues: Sequence[IssueRow], base_url: str) -> None:
-    headers = [
+def _issues_rows(issues: Sequence[IssueRow], base_url: str) -> tuple[list[str], list[list[Cell]]]:
+    header = [
         _("Contract"),
         _("Passage"),
         _("Heading"),
@@ -99,45 +111,45 @@ def _issues_sheet(sheet: Worksheet, issues: Sequence[IssueRow], base_url: str) -
         _("Rules"),
         _("Open item"),
     ]
-    _header(sheet, headers)
-    for number, issue in enumerate(issues, start=2):
-        link = base_url + passage_url(issue.contract_id, issue.passage_index)
-        values: list[str | int] = [
-            issue.contract_name,
-            issue.number or str(issue.passage_index),
-            issue.heading,
-            issue.category,
-            issue.severity,
-            issue.state,
-            ", ".join(issue.rule_ids),
-            _("yes") if issue.open_item else "",
-        ]
-        for column, value in enumerate(values, start=1):
-            _put(sheet, number, column, value, link if column in (1, 2) else None)
-    _fit(sheet, len(headers))
+    template = contract_url_template()
+    rows: list[list[Cell]] = []
+    for issue in issues:
+        link = base_url + passage_url(issue.contract_id, issue.passage_index, template)
+        state = str(PassageState(issue.state).label) if issue.state else ""
+        rows.append(
+            [
+                (issue.contract_name, None),
+                (issue.number or str(issue.passage_index), link),
+                (issue.heading, None),
+                (issue.category, None),
+                (issue.severity, None),
+                (state, None),
+                (", ".join(issue.rule_ids), None),
+                (_("yes") if issue.open_item else "", None),
+            ]
+        )
+    return header, rows
 
 
-def _header(sheet: Worksheet, labels: Sequence[str]) -> None:
-    for column, label in enumerate(labels, start=1):
-        _put(sheet, 1, column, label, None).font = Font(bold=True)
+def _write(sheet: Any, header: list[str], rows: list[list[Cell]]) -> None:
+    """Widths first (a write-only sheet takes them before any row), then the rows."""
+    for number, label in enumerate(header, start=1):
+        longest = max([len(label), *(len(str(row[number - 1][0])) for row in rows[:200])])
+        sheet.column_dimensions[get_column_letter(number)].width = min(longest + 2, MAX_WIDTH)
     sheet.freeze_panes = "B2"
+    sheet.append([_cell(sheet, label, None, bold=True) for label in header])
+    for row in rows:
+        sheet.append([_cell(sheet, value, url) for value, url in row])
 
 
-def _put(sheet: Worksheet, row: int, column: int, value: str | int, url: str | None) -> Any:
-    cell = sheet.cell(row=row, column=column)
+def _cell(sheet: Any, value: str | int, url: str | None, *, bold: bool = False) -> Any:
     if isinstance(value, int):
-        cell.value = value
-        return cell
-    cell.value = ILLEGAL_CHARACTERS_RE.sub("", str(csv_safe(value)))
+        return value
+    cell = WriteOnlyCell(sheet, value=ILLEGAL_CHARACTERS_RE.sub("", str(csv_safe(value))))
     cell.data_type = "s"  # text, never a formula
     if url:
         cell.hyperlink = url
         cell.font = LINK_FONT
+    elif bold:
+        cell.font = BOLD_FONT
     return cell
-
-
-def _fit(sheet: Worksheet, columns: int) -> None:
-    for column in range(1, columns + 1):
-        letter = get_column_letter(column)
-        longest = max((len(str(c.value or "")) for c in sheet[letter][:200]), default=8)
-        sheet.column_dimensions[letter].width = min(max(longest + 2, 8), MAX_WIDTH)

@@ -1,9 +1,14 @@
-"""How bad a state or a severity is, worst first: one order for the grid, exports and re-runs."""
+"""How bad a state or a severity is, worst first: one order for the grid, exports and re-runs.
+
+Severities follow the engine's one ranking (`rules.engine.model.severity_rank`); this module
+only adds the order of passage states and the tuple form the SQL aggregates index into.
+"""
 
 from __future__ import annotations
 
 from reviewapp.contracts.models import PassageState
-from reviewapp.rules.engine.model import SEVERITIES
+from reviewapp.rules.engine.model import SEVERITY_RANK as _ENGINE_SEVERITY_RANK
+from reviewapp.rules.engine.model import severity_rank
 
 STATE_RANK: tuple[str, ...] = (
     PassageState.REJECTED,
@@ -11,11 +16,9 @@ STATE_RANK: tuple[str, ...] = (
     PassageState.PENDING,
     PassageState.CONFIRMED,
 )
-SEVERITY_RANK: tuple[str, ...] = tuple(reversed(SEVERITIES))  # critical first
+SEVERITY_RANK: tuple[str, ...] = tuple(sorted(_ENGINE_SEVERITY_RANK, key=severity_rank))
 
-
-def severity_rank(severity: str | None) -> int:
-    return SEVERITY_RANK.index(severity) if severity in SEVERITY_RANK else len(SEVERITY_RANK)
+__all__ = ["SEVERITY_RANK", "STATE_RANK", "severity_rank", "worse_severity"]
 
 
 def worse_severity(current: str | None, severity: str) -> str:

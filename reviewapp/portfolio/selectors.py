@@ -1,9 +1,9 @@
 """The portfolio grid of a matter: a row per contract, read in a fixed number of queries.
 
-Whatever the number of contracts, the grid costs six queries: the contracts with their
+Whatever the number of contracts, the grid costs five queries: the contracts with their
 reviews, the drafts' key facts, one aggregate of rule firings per contract and category
-(worst state, worst severity, first passage of the worst state, passages), two aggregates of
-open queue items and the latest re-run of each review. Nothing is read per row.
+(worst state, worst severity, first passage of the worst state, passages, open queue items),
+open queue items per contract and the latest re-run of each review. Nothing is read per row.
 """
 
 from __future__ import annotations
@@ -22,17 +22,18 @@ from django.db.models import (
     IntegerField,
     Max,
     Min,
+    Q,
     Value,
     When,
 )
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from reviewapp.contracts.models import Contract
+from reviewapp.contracts.models import Contract, DocumentStatus
 from reviewapp.portfolio.ranks import SEVERITY_RANK, STATE_RANK, worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
-from reviewapp.reviews.key_facts import KeyFact, facts_of
-from reviewapp.reviews.models import Draft, Review, ReviewSnapshot, RuleFiring
+from reviewapp.reviews.key_facts import KeyFact, facts_from_data
+from reviewapp.reviews.models import Draft, ReviewSnapshot, ReviewStatus, RuleFiring
 
 # The facts a due-diligence grid opens with (CUAD category names), in this order; facts of
 # other names follow, alphabetically.
@@ -56,9 +57,18 @@ class Grid:
     rows: list[dict[str, Any]]
 
 
-def passage_url(contract_id: int, passage_index: int | None) -> str:
+_PLACEHOLDER = 987654321
+
+
+def contract_url_template() -> str:
+    """The review page's URL with ``{}`` for the contract id: one `reverse` per grid, not one
+    per cell (thousands of cells)."""
+    return reverse("contract", args=[_PLACEHOLDER]).replace(str(_PLACEHOLDER), "{}")
+
+
+def passage_url(contract_id: int, passage_index: int | None, template: str = "") -> str:
     """The review page opened on one passage (the page scrolls to ``#passage-<index>``)."""
-    url = reverse("contract", args=[contract_id])
+    url = (template or contract_url_template()).format(contract_id)
     return url if passage_index is None else f"{url}#passage-{passage_index}"
 
 
@@ -67,50 +77,48 @@ def portfolio_grid(*, matter_id: int, contract_ids: Sequence[int] | None = None)
 
     The caller has checked that the user is a member of the matter.
     """
+    template = contract_url_template()
     contracts = _contracts(matter_id, contract_ids)
-    reviews = [c.review for c in contracts if _review_of(c) is not None]
-    facts = _facts(reviews)
-    flags = _flags(matter_id, contract_ids)
-    items, items_total = _open_items(matter_id, contract_ids)
+    facts = _facts(contracts)
+    flags = _flags(matter_id, contract_ids, template)
+    items_total = _open_items(matter_id, contract_ids)
     reruns = _latest_reruns(matter_id, contract_ids)
-    rows = [
-        _row(c, facts.get(c.pk, {}), flags.get(c.pk, {}), items, items_total, reruns)
-        for c in contracts
-    ]
+    context = _RowContext(items_total, reruns, _Labels(), template)
+    rows = [_row(c, facts.get(c["id"], {}), flags.get(c["id"], {}), context) for c in contracts]
     fact_names = set().union(*(row_facts.keys() for row_facts in facts.values()))
     categories = sorted({category for per in flags.values() for category in per})
     return Grid(facts=_fact_columns(fact_names), categories=categories, rows=rows)
 
 
-def _contracts(matter_id: int, contract_ids: Sequence[int] | None) -> list[Contract]:
+def _contracts(matter_id: int, contract_ids: Sequence[int] | None) -> list[dict[str, Any]]:
+    """Plain values: a model row per contract would carry its playbook's whole source along."""
     contracts = (
         Contract.objects.filter(matter_id=matter_id)
-        .select_related("review__playbook_version__playbook")
-        .defer("text", "page_spans", "timings_ms")
+        .values(
+            "id",
+            "original_name",
+            "status",
+            "review__id",
+            "review__status",
+            "review__playbook_version__number",
+            "review__playbook_version__playbook__name",
+        )
         .order_by("original_name", "id")
     )
     if contract_ids is not None:
         contracts = contracts.filter(pk__in=list(contract_ids))
-    return list(contracts)
+    return [dict(contract) for contract in contracts]
 
 
-def _review_of(contract: Contract) -> Review | None:
-    try:
-        return contract.review
-    except Review.DoesNotExist:
-        return None
-
-
-def _facts(reviews: Iterable[Review]) -> dict[int, dict[str, KeyFact]]:
-    by_review = {review.pk: review for review in reviews}
-    drafts = Draft.objects.filter(review_id__in=list(by_review)).values_list(
+def _facts(contracts: Iterable[dict[str, Any]]) -> dict[int, dict[str, KeyFact]]:
+    """{contract id: facts}, read as `facts_of` reads them, from the drafts' key facts alone."""
+    contract_of = {c["review__id"]: c["id"] for c in contracts if c["review__id"] is not None}
+    drafts = Draft.objects.filter(review_id__in=list(contract_of)).values_list(
         "review_id", "data__key_facts"
     )
     facts = {}
     for review_id, key_facts in drafts:
-        review = by_review[review_id]
-        review.draft = Draft(review=review, data={"key_facts": key_facts or {}})
-        facts[review.contract_id] = facts_of(review)
+        facts[contract_of[review_id]] = facts_from_data(key_facts or {})
     return facts
 
 
@@ -119,7 +127,9 @@ def _rank(field: str, order: Sequence[str]) -> Case:
     return Case(*whens, default=Value(len(order)), output_field=IntegerField())
 
 
-def _flags(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, dict[str, Any]]:
+def _flags(
+    matter_id: int, contract_ids: Sequence[int] | None, template: str
+) -> dict[int, dict[str, Any]]:
     """{contract id: {category: cell}} in one aggregate over the matter's firings."""
     firings = RuleFiring.objects.filter(review__contract__matter_id=matter_id)
     if contract_ids is not None:
@@ -134,6 +144,11 @@ def _flags(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, dict
             worst=Min(worst),
             severity=Min(_rank("severity", SEVERITY_RANK)),
             passages=Count("passage_id", distinct=True),
+            open_items=Count(
+                "passage__queue_items",
+                filter=Q(passage__queue_items__status__in=OPEN_STATUSES),
+                distinct=True,
+            ),
         )
         .order_by()
     )
@@ -148,32 +163,20 @@ def _flags(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, dict
             if row["severity"] < len(SEVERITY_RANK)
             else None,
             "passages": row["passages"],
+            "open_items": row["open_items"],
             "passage_index": passage_index,
-            "url": passage_url(contract_id, passage_index),
+            "url": passage_url(contract_id, passage_index, template),
         }
     return flags
 
 
-def _open_items(
-    matter_id: int, contract_ids: Sequence[int] | None
-) -> tuple[dict[tuple[int, str], int], dict[int, int]]:
-    """Open (or claimed) queue items per contract and category, and per contract."""
+def _open_items(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, int]:
+    """Open (or claimed) queue items per contract (per category: in `_flags`)."""
     items = QueueItem.objects.filter(matter_id=matter_id, status__in=OPEN_STATUSES)
     if contract_ids is not None:
         items = items.filter(review__contract_id__in=list(contract_ids))
-    by_category = (
-        items.values("review__contract_id", "passage__firings__category")
-        .annotate(n=Count("id", distinct=True))
-        .order_by()
-    )
     totals = items.values("review__contract_id").annotate(n=Count("id")).order_by()
-    return (
-        {
-            (row["review__contract_id"], row["passage__firings__category"]): row["n"]
-            for row in by_category
-        },
-        {row["review__contract_id"]: row["n"] for row in totals},
-    )
+    return {row["review__contract_id"]: row["n"] for row in totals}
 
 
 def _latest_reruns(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, int]:
@@ -190,7 +193,7 @@ def _fact_columns(names: set[str]) -> list[str]:
     return [*FACT_COLUMNS, *sorted(names - set(FACT_COLUMNS))]
 
 
-def _fact_cell(contract_id: int, fact: KeyFact) -> dict[str, Any]:
+def _fact_cell(contract_id: int, fact: KeyFact, template: str) -> dict[str, Any]:
     value = fact.value
     sortable = value if isinstance(value, (str, int, float)) and value != "" else fact.display
     return {
@@ -198,37 +201,59 @@ def _fact_cell(contract_id: int, fact: KeyFact) -> dict[str, Any]:
         "value": value,
         "sort": sortable,
         "passage_index": fact.passage_index,
-        "url": passage_url(contract_id, fact.passage_index),
+        "url": passage_url(contract_id, fact.passage_index, template),
+    }
+
+
+class _Labels:
+    """Status labels translated once per grid, not once per row."""
+
+    def __init__(self) -> None:
+        self.document = {value: str(label) for value, label in DocumentStatus.choices}
+        self.review = {value: str(label) for value, label in ReviewStatus.choices}
+
+
+@dataclass(frozen=True)
+class _RowContext:
+    items_total: dict[int, int]  # open items per contract
+    reruns: dict[int, int]  # latest re-run snapshot per contract
+    labels: _Labels
+    template: str  # contract_url_template()
+
+
+def _row_labels(contract: dict[str, Any], labels: _Labels, template: str) -> dict[str, Any]:
+    reviewed = contract["review__id"] is not None
+    playbook = contract["review__playbook_version__playbook__name"]
+    return {
+        "url": passage_url(contract["id"], None, template),
+        "status_label": labels.document.get(contract["status"], contract["status"]),
+        "review_status_label": labels.review.get(contract["review__status"]) if reviewed else None,
+        "playbook_version": f"{playbook}@{contract['review__playbook_version__number']}"
+        if reviewed
+        else None,
     }
 
 
 def _row(
-    contract: Contract,
+    contract: dict[str, Any],
     facts: dict[str, KeyFact],
     flags: dict[str, Any],
-    items: dict[tuple[int, str], int],
-    items_total: dict[int, int],
-    reruns: dict[int, int],
+    context: _RowContext,
 ) -> dict[str, Any]:
-    review = _review_of(contract)
-    for category, cell in flags.items():
-        cell["open_items"] = items.get((contract.pk, category), 0)
-    rerun = reruns.get(contract.pk)
+    contract_id, template = contract["id"], context.template
+    rerun = context.reruns.get(contract_id)
     return {
-        "contract_id": contract.pk,
-        "name": contract.original_name,
-        "url": passage_url(contract.pk, None),
-        "status": contract.status,
-        "status_label": contract.get_status_display(),
-        "review_status": review.status if review else None,
-        "review_status_label": review.get_status_display() if review else None,
-        "playbook_version": review.playbook_version.label if review else None,
-        "open_items": items_total.get(contract.pk, 0),
-        "comparison_url": reverse("portfolio-comparison", args=[contract.pk, rerun])
+        "contract_id": contract_id,
+        "name": contract["original_name"],
+        "status": contract["status"],
+        "review_status": contract["review__status"],
+        "open_items": context.items_total.get(contract_id, 0),
+        "comparison_url": reverse("portfolio-comparison", args=[contract_id, rerun])
         if rerun
         else None,
-        "facts": {name: _fact_cell(contract.pk, fact) for name, fact in facts.items()},
+        "facts": {name: _fact_cell(contract_id, fact, template) for name, fact in facts.items()},
         "categories": flags,
+        **_row_labels(contract, context.labels, template),
     }
 
 

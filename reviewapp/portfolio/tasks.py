@@ -26,7 +26,7 @@ def rerun_matter_contract(self: Task, item_id: int) -> str:
     try:
         return matter_rerun_item_run(item_id=item_id)
     except OperationalError:
-        if self.request.retries >= self.max_retries:
+        if self.request.retries >= (self.max_retries or 0):
             matter_rerun_item_fail(item_id=item_id, error="DATABASE_UNAVAILABLE")
             return "FAILED"
         raise

@@ -121,6 +121,10 @@
       cell.append(input);
       filters.append(cell);
     });
+    if (root.dataset.rerunUrl) {
+      labels.append(document.createElement("th"));
+      filters.append(document.createElement("th"));
+    }
   }
 
   function compare(a, b) {
@@ -165,6 +169,27 @@
     }
   }
 
+  // A reviewer or admin re-runs one contract on the playbook in force (a plain form post).
+  function renderRerun(tr, row) {
+    const td = tr.insertCell();
+    td.className = "grid-action";
+    if (row.review_status == null) return;
+    const form = document.createElement("form");
+    form.method = "post";
+    form.action = root.dataset.rerunUrl.replace("/0/", `/${row.contract_id}/`);
+    const token = document.querySelector("input[name=csrfmiddlewaretoken]");
+    const hidden = document.createElement("input");
+    hidden.type = "hidden";
+    hidden.name = "csrfmiddlewaretoken";
+    hidden.value = token ? token.value : "";
+    const button = document.createElement("button");
+    button.type = "submit";
+    button.className = "link";
+    button.textContent = gettext("Re-run");
+    form.append(hidden, button);
+    td.append(form);
+  }
+
   function renderBody() {
     const columnsShown = shown();
     const body = table.tBodies[0];
@@ -182,6 +207,7 @@
       link.textContent = row.name;
       name.append(link);
       columnsShown.forEach((column) => renderCell(tr, row, column));
+      if (root.dataset.rerunUrl) renderRerun(tr, row);
     });
     if (!all.length) {
       const td = body.insertRow().insertCell();
@@ -291,7 +317,8 @@
     const line = document.getElementById("rerun-progress");
     if (!line) return;
     line.hidden = false;
-    line.textContent = interpolate(line.dataset.template, progress, true);
+    const text = gettext("Re-run: %(finished)s of %(total)s contracts (%(done)s re-run, %(current)s already current, %(failed)s failed)");
+    line.textContent = interpolate(text, progress, true);
     line.dataset.complete = progress.complete ? "true" : "false";
   }
 
