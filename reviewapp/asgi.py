@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 from typing import Any
 
 from django.core.asgi import get_asgi_application
@@ -32,9 +33,9 @@ class DeclaredBodyLimit:
         if scope["type"] != "http":
             await self.application(scope, receive, send)
             return
-        limit = settings.UPLOAD_MAX_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        limit = _body_limit(scope) + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if _declared_length(scope) > limit:
-            await _too_large(send)
+            await _too_large(send, limit - settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
             return
         received = 0
         refused = False
@@ -50,7 +51,7 @@ class DeclaredBodyLimit:
                 received += len(message.get("body", b""))
                 if received > limit:
                     refused = True
-                    await _too_large(send)
+                    await _too_large(send, limit - settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
                     return {"type": "http.disconnect"}
             return dict(message)
 
@@ -59,6 +60,16 @@ class DeclaredBodyLimit:
                 await send(message)
 
         await self.application(scope, capped_receive, guarded_send)
+
+
+_INTAKE_PATH = re.compile(r"^/api/matters/\d+/intake/$")
+
+
+def _body_limit(scope: dict[str, Any]) -> int:
+    """A bulk upload's zip has its own, larger limit (INTAKE_MAX_ZIP_BYTES)."""
+    if _INTAKE_PATH.match(scope.get("path", "")):
+        return int(settings.INTAKE_MAX_ZIP_BYTES)
+    return int(settings.UPLOAD_MAX_BYTES)
 
 
 def _declared_length(scope: dict[str, Any]) -> int:
@@ -71,8 +82,8 @@ def _declared_length(scope: dict[str, Any]) -> int:
     return 0
 
 
-async def _too_large(send: Any) -> None:
-    megabytes = settings.UPLOAD_MAX_BYTES / (1024 * 1024)
+async def _too_large(send: Any, limit_bytes: int) -> None:
+    megabytes = limit_bytes / (1024 * 1024)
     message = f"The upload is larger than the limit of {megabytes:.1f} MB."
     body = json.dumps({"error": {"code": "TOO_LARGE", "message": message}}).encode()
     headers = [

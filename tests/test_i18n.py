@@ -177,7 +177,7 @@ def test_home_and_matter_pages_in_chinese(member_client, matter):
     assert "我的事项" in home and "复核队列" in home and "退出登录" in home
     assert matter.name in home
     page = member_client.get(f"/matters/{matter.pk}/").content.decode()
-    assert "上传合同" in page and "将 PDF、Word 或文本文件拖放到此处" in page
+    assert "上传合同" in page and "将 PDF、Word 或文本文件、zip 压缩包或整个文件夹拖到此处" in page
     assert "尚无合同。" in page and "Upload contracts" not in page
 
 
@@ -201,10 +201,10 @@ def _js_catalogue(client) -> dict[str, str | list[str]]:
 
 @pytest.mark.django_db
 def test_javascript_catalogue_serves_chinese_after_the_switch(client):
-    assert "Ready" not in _js_catalogue(client)  # English needs no catalogue
+    assert "Waiting…" not in _js_catalogue(client)  # English needs no catalogue
     _switch(client, "zh-hans")
     catalogue = _js_catalogue(client)
-    assert catalogue["Ready"] == "就绪"
+    assert catalogue["Waiting…"] == "等待中……"
     assert catalogue["Uploading…"] == "上传中……"
     assert catalogue["%(count)s passage"] == ["%(count)s 个段落"]
 
@@ -220,6 +220,6 @@ def test_a_stored_reading_error_and_status_show_in_chinese(member_client, matter
     contract.save()
     _switch(member_client, "zh-hans")
     page = member_client.get(f"/matters/{matter.pk}/").content.decode()
-    assert "此 PDF 没有页面。" in page and "解析失败" in page
+    assert "此 PDF 没有页面。" in page and "无法读取" in page
     api = member_client.get(f"/api/contracts/{contract.pk}/").json()
     assert api["error"]["message"] == "此 PDF 没有页面。"

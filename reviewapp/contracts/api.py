@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.http import FileResponse, Http404
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,7 +23,21 @@ from reviewapp.contracts.deletion import (
     contract_get_for_deletion,
     contract_may_delete,
 )
-from reviewapp.contracts.models import Contract
+from reviewapp.contracts.intake.archive import ZipRefused
+from reviewapp.contracts.intake.progress import intake_progress
+from reviewapp.contracts.intake.selectors import intake_batch_get_for_user
+from reviewapp.contracts.intake.serializers import (
+    IntakeBatchSerializer,
+    IntakeUploadSerializer,
+    intake_batch_data,
+)
+from reviewapp.contracts.intake.services import (
+    intake_batch_announce,
+    intake_batch_dismiss,
+    intake_file_receive,
+    intake_zip_receive,
+)
+from reviewapp.contracts.models import Contract, IntakeBatch, IntakeStatus
 from reviewapp.contracts.selectors import (
     contract_get_for_user,
     contract_list_for_user,
@@ -92,6 +109,9 @@ class MatterContractsView(APIView):
         if not form.is_valid():
             return _error("INVALID", "Choose a file to upload (form field `file`).", 400)
         upload = form.validated_data["file"]
+        if form.validated_data.get("batch"):
+            folder = form.validated_data.get("path", "")
+            return _batch_file(request, matter.pk, form.validated_data["batch"], upload, folder)
         try:
             contract, created = contract_upload(
                 matter=matter,
@@ -104,6 +124,133 @@ class MatterContractsView(APIView):
             return _error(rejected.code, rejected.message, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         data = UploadResultSerializer(contract, context={"duplicate": not created}).data
         return Response(data, status=201 if created else 200)
+
+
+def _batch_file(
+    request: Request, matter_id: int, batch_id: int, upload: Any, folder: str
+) -> Response:
+    """One file of an announced batch (a dropped folder): a contract or a listed failure."""
+    batch = _receiving_batch(request, str(batch_id), matter_id)
+    if batch is None:
+        return _error("INVALID", "No such upload batch receiving files in this matter.", 400)
+    contract, created = intake_file_receive(
+        batch=batch,
+        file=upload,
+        name=upload.name or "upload",
+        size=upload.size or 0,
+        folder_path=folder,
+    )
+    if contract is None:
+        failure = IntakeBatch.objects.get(pk=batch.pk).failures[-1]
+        return _error(failure["code"], gettext(failure["message"]), 413)
+    data = UploadResultSerializer(contract, context={"duplicate": not created}).data
+    return Response(data, status=201 if created else 200)
+
+
+def _receiving_batch(request: Request, batch_id: str, matter_id: int) -> IntakeBatch | None:
+    if not batch_id.isdigit():
+        return None
+    batch = intake_batch_get_for_user(user=request.user, batch_id=int(batch_id))
+    if batch is None or batch.matter_id != matter_id or batch.status != IntakeStatus.RECEIVING:
+        return None
+    return batch
+
+
+class MatterIntakeView(APIView):
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    @extend_schema(
+        summary="Bulk upload: a zip of contracts, or announce files to send one by one",
+        description="With `file`, a zip: checked before anything is unpacked (at most "
+        "`INTAKE_MAX_ENTRIES` files, `INTAKE_MAX_UNCOMPRESSED_BYTES` unpacked, entries over "
+        "1 MiB expanding at most `INTAKE_MAX_RATIO` times, no absolute paths, `..` or links); "
+        "a refused zip answers 400 with the reason (`ZIP_BOMB`, `PATH_TRAVERSAL`, "
+        "`TOO_MANY_ENTRIES`, `ZIP_TOO_BIG`, `NOT_A_ZIP`, `EMPTY`). The accepted zip is unpacked "
+        "in the background; each document keeps its folder (`folder_path`), archives inside "
+        "the zip and unreadable entries are listed as failures while the rest goes on. "
+        "Without `file`, `manifest` (`kind` folder or files) announces files, then posted one "
+        "by one to the matter's contracts with `batch` and `path`. Follow a batch at "
+        "`/api/intake/{id}/`.",
+        request={"multipart/form-data": IntakeUploadSerializer},
+        responses={
+            201: IntakeBatchSerializer,
+            400: ErrorResponseSerializer,
+            404: OpenApiResponse(description="No such matter, or not a member"),
+            413: OpenApiResponse(ErrorResponseSerializer, description="Zip over the limit"),
+        },
+    )
+    def post(self, request: Request, matter_id: int) -> Response:
+        matter = matter_get_for_user(user=request.user, matter_id=matter_id)
+        if matter is None:
+            raise Http404("No such matter.")
+        form = IntakeUploadSerializer(data=request.data)
+        if not form.is_valid():
+            return _error("INVALID", "Send a zip (`file`) or a `manifest` of files.", 400)
+        fields = form.validated_data
+        if fields.get("file") is None:
+            return self._announce(request, matter, fields)
+        batch = None
+        if fields.get("batch"):
+            batch = _receiving_batch(request, str(fields["batch"]), matter.pk)
+            if batch is None:
+                return _error("INVALID", "No such upload batch receiving files here.", 400)
+        upload = fields["file"]
+        try:
+            batch = intake_zip_receive(
+                matter=matter,
+                file=upload,
+                name=upload.name or "upload.zip",
+                size=upload.size or 0,
+                uploaded_by=request.user,
+                use_model_batch=fields["use_model_batch"],
+                batch=batch,
+            )
+        except ZipRefused as refused:
+            message = gettext(refused.message) % dict(refused.params)
+            code = 413 if refused.code == "TOO_LARGE" else 400
+            return _error(refused.code, message, code)
+        return Response(intake_batch_data(intake_progress(batch=batch)), status=201)
+
+    def _announce(self, request: Request, matter: Any, fields: dict[str, Any]) -> Response:
+        manifest = fields.get("manifest")
+        if not isinstance(manifest, list) or not all(isinstance(i, dict) for i in manifest):
+            return _error("INVALID", "Send a zip (`file`) or a `manifest` of files.", 400)
+        batch = intake_batch_announce(
+            matter=matter,
+            uploaded_by=request.user,
+            name=fields["name"],
+            source=fields["kind"],
+            entries=manifest,
+            use_model_batch=fields["use_model_batch"],
+        )
+        return Response(intake_batch_data(intake_progress(batch=batch)), status=201)
+
+
+class IntakeBatchView(APIView):
+    @extend_schema(
+        summary="A bulk upload's progress: n of N, and each failure with its reason",
+        responses={200: IntakeBatchSerializer, 404: ErrorResponseSerializer},
+    )
+    def get(self, request: Request, batch_id: int) -> Response:
+        batch = intake_batch_get_for_user(user=request.user, batch_id=batch_id)
+        if batch is None:
+            raise Http404("No such upload batch.")
+        return Response(intake_batch_data(intake_progress(batch=batch)))
+
+
+class IntakeBatchDismissView(APIView):
+    @extend_schema(
+        summary="Stop waiting for files a bulk upload announced and never sent",
+        description="They are listed as failures: “Upload did not finish”.",
+        request=None,
+        responses={200: IntakeBatchSerializer, 404: ErrorResponseSerializer},
+    )
+    def post(self, request: Request, batch_id: int) -> Response:
+        batch = intake_batch_get_for_user(user=request.user, batch_id=batch_id)
+        if batch is None:
+            raise Http404("No such upload batch.")
+        batch = intake_batch_dismiss(batch=batch)
+        return Response(intake_batch_data(intake_progress(batch=batch)))
 
 
 class ContractDetailView(generics.RetrieveAPIView):

@@ -45,6 +45,9 @@ class ContractSerializer(serializers.ModelSerializer):
             "progress",
             "error",
             "page_count",
+            "ocr_pages",
+            "folder_path",
+            "intake_batch",
             "language",
             "contract_type",
             "passage_count",
@@ -95,6 +98,12 @@ class UploadResultSerializer(ContractSerializer):
 
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, use_url=False)
+    batch = serializers.IntegerField(
+        required=False, help_text="the bulk upload this file belongs to (POST .../intake/)"
+    )
+    path = serializers.CharField(
+        required=False, allow_blank=True, help_text="its folder in the dropped folder"
+    )
 
 
 class PasswordSerializer(serializers.Serializer):
@@ -112,6 +121,7 @@ class PassageSerializer(serializers.ModelSerializer):
             "number",
             "heading",
             "is_heading",
+            "from_ocr",
             "state",
             "text",
         ]

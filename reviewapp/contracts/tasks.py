@@ -5,6 +5,7 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.utils.translation import gettext_noop
 from django.utils.translation import gettext_noop as N_
 
 from reviewapp.contracts.deletion import contracts_delete_expired
@@ -20,7 +21,7 @@ from reviewapp.contracts.services import (
 from reviewapp.retries import INFRASTRUCTURE_RETRY
 
 TOO_SLOW = N_("Reading this document took longer than the time allowed; it may be damaged.")
-OCR_TOO_SLOW = N_(
+OCR_TOO_SLOW = gettext_noop(
     "Text recognition (OCR) of this scan took longer than the time allowed for its pages; "
     "upload a clearer scan, or a PDF with a text layer."
 )

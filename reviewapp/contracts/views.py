@@ -24,9 +24,10 @@ from reviewapp.contracts.deletion import (
     ContractDeletionRefused,
     contract_delete,
     contract_get_for_deletion,
-    contract_ids_deletable,
     contract_may_delete,
 )
+from reviewapp.contracts.intake.services import model_batch_available
+from reviewapp.contracts.matter_page import matter_batches, matter_rows_context
 from reviewapp.contracts.models import Contract, PassageState
 from reviewapp.contracts.review_page import (
     PAGE_SIZE,
@@ -37,7 +38,7 @@ from reviewapp.contracts.review_page import (
     review_page_passages,
     text_document,
 )
-from reviewapp.contracts.selectors import contract_get_for_user, contract_list_for_user
+from reviewapp.contracts.selectors import contract_get_for_user
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import reason_labels
 from reviewapp.reviews.selectors import review_for_contract
@@ -59,20 +60,38 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
     matter = matter_get_for_user(user=request.user, matter_id=matter_id)
     if matter is None:
         raise Http404("No such matter.")
-    contracts = contract_list_for_user(user=request.user, matter_id=matter.pk)
     manages = organisations_administered(user=request.user).filter(pk=matter.organisation_id)
     context = {
-        "matter": matter,
+        **matter_rows_context(user=request.user, matter=matter),
         "members": matter_members(matter=matter) if manages.exists() else None,
         "roles": Role.choices,
-        "contracts": contracts,
-        "deletable": set()
-        if matter.legal_hold
-        else contract_ids_deletable(user=request.user, matter=matter),
         "max_upload_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
         "max_upload_bytes": settings.UPLOAD_MAX_BYTES,
+        "max_zip_mb": settings.INTAKE_MAX_ZIP_BYTES // (1024 * 1024),
+        "max_zip_bytes": settings.INTAKE_MAX_ZIP_BYTES,
+        "model_batch_available": model_batch_available(),
     }
     return render(request, "contracts/matter.html", context)
+
+
+@login_required
+def matter_rows(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """The contract table's rows, for the page's live refresh (the same words as a reload)."""
+    matter = matter_get_for_user(user=request.user, matter_id=matter_id)
+    if matter is None:
+        raise Http404("No such matter.")
+    context = matter_rows_context(user=request.user, matter=matter)
+    return render(request, "contracts/_contract_rows.html", context)
+
+
+@login_required
+def matter_batches_panel(request: HttpRequest, matter_id: int) -> HttpResponse:
+    """The bulk uploads' progress panel, for the page's live refresh."""
+    matter = matter_get_for_user(user=request.user, matter_id=matter_id)
+    if matter is None:
+        raise Http404("No such matter.")
+    context = {"batches": matter_batches(matter=matter)}
+    return render(request, "contracts/_intake_batches.html", context)
 
 
 @login_required

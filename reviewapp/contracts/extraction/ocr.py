@@ -41,8 +41,8 @@ HOW_TO_ENABLE = gettext_noop(
     "or run the Docker image, then start a worker for the ocr queue and upload the file again."
 )
 OCR_FAILED = gettext_noop(
-    "Text recognition (OCR) could not read this scan: {reason}. Upload a clearer scan, or a PDF "
-    "with a text layer."
+    "Text recognition (OCR) could not read this scan. Upload a clearer scan, or a PDF with a "
+    "text layer."
 )
 
 # The callback of the OCR in progress: OCRmyPDF creates progress bars from a class, not an
@@ -117,9 +117,11 @@ def ocr_pdf(
 
 
 def _failed(reason: str, detail: str) -> ExtractionError:
-    logger.warning("OCR failed: %s", detail[:500])
-    message = OCR_FAILED.format(reason=reason)
-    return ExtractionError(ErrorCode.NEEDS_OCR, message, problem="ocr_failed", detail=detail[:500])
+    logger.warning("OCR failed (%s): %s", reason, detail[:500])
+    # The reason goes to the log only: the stored message is a catalogue id, shown translated.
+    return ExtractionError(
+        ErrorCode.NEEDS_OCR, OCR_FAILED, problem="ocr_failed", detail=f"{reason}: {detail}"[:500]
+    )
 
 
 def _document(sidecar_text: str) -> ExtractedDocument:

@@ -20,11 +20,11 @@ import posixpath
 import re
 import stat
 import zipfile
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import IO
 
-from django.utils.translation import gettext_noop as N_
+from django.utils.translation import gettext_noop
 
 MEBIBYTE = 1024 * 1024
 RATIO_CHECKED_ABOVE = MEBIBYTE  # small entries (a page of spaces) may compress very well
@@ -32,22 +32,24 @@ RATIO_CHECKED_ABOVE = MEBIBYTE  # small entries (a page of spaces) may compress 
 _LITTER = re.compile(r"(^|/)(__MACOSX/|\.DS_Store$|Thumbs\.db$|desktop\.ini$|\._)", re.IGNORECASE)
 ARCHIVE_SUFFIXES = (".zip", ".rar", ".7z", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zipx", ".jar")
 
-NOT_A_ZIP = N_("This file is not a zip archive, or it is damaged.")
-TOO_MANY = N_("The zip holds %(count)s files; at most %(limit)s are accepted in one upload.")
-TOO_BIG = N_(
+NOT_A_ZIP = gettext_noop("This file is not a zip archive, or it is damaged.")
+TOO_MANY = gettext_noop(
+    "The zip holds %(count)s files; at most %(limit)s are accepted in one upload."
+)
+TOO_BIG = gettext_noop(
     "The zip would unpack to %(size)s MB, over the limit of %(limit)s MB: it was not opened."
 )
-BOMB = N_(
+BOMB = gettext_noop(
     "%(name)s expands %(ratio)s times its packed size (at most %(limit)s times is accepted): "
     "the zip looks like a zip bomb and was not opened."
 )
-TRAVERSAL = N_(
+TRAVERSAL = gettext_noop(
     "%(name)s points outside the folder it is unpacked into (an absolute path, a drive, “..” "
     "or a link): the zip was not opened."
 )
-EMPTY = N_("The zip holds no files.")
-NESTED = N_("An archive inside the zip is not opened: unpack it and upload its files.")
-ENCRYPTED = N_("This file is encrypted inside the zip: zip it again without a password.")
+EMPTY = gettext_noop("The zip holds no files.")
+NESTED = gettext_noop("An archive inside the zip is not opened: unpack it and upload its files.")
+ENCRYPTED = gettext_noop("This file is encrypted inside the zip: zip it again without a password.")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.utils.translation import gettext_noop as N_
+from django.utils.translation import gettext_noop
 
 from reviewapp.accounts.models import Matter
 from reviewapp.contracts.intake.archive import ZipEntry, ZipLimits, ZipRefused, zip_entries
@@ -28,10 +28,10 @@ from reviewapp.contracts.services import UploadRejected, contract_upload
 logger = logging.getLogger(__name__)
 
 MAX_MANIFEST = 10_000
-ALREADY_HERE = N_("Already in this matter")
-UNREADABLE = N_("This file could not be read from the zip (it is damaged or truncated).")
-DID_NOT_FINISH = N_("Upload did not finish")
-ZIP_TOO_LARGE = N_("The zip is %(size)s MB; the limit is %(limit)s MB.")
+ALREADY_HERE = gettext_noop("Already in this matter")
+UNREADABLE = gettext_noop("This file could not be read from the zip (it is damaged or truncated).")
+DID_NOT_FINISH = gettext_noop("Upload did not finish")
+ZIP_TOO_LARGE = gettext_noop("The zip is %(size)s MB; the limit is %(limit)s MB.")
 
 
 def model_batch_available() -> bool:
