@@ -9,6 +9,6 @@ class QueueConfig(AppConfig):
     def ready(self) -> None:
         # Reviews announce a passage that needs a lawyer; the queue (above them) opens its item.
         from reviewapp.queue.services import queue_item_open
-        from reviewapp.reviews.services import review_handoff_register
+        from reviewapp.reviews.transitions import review_handoff_register
 
         review_handoff_register(queue_item_open)

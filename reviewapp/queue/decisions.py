@@ -38,12 +38,16 @@ from reviewapp.queue.records import (
     queue_history_add,
 )
 from reviewapp.reviews.models import ActorKind, Review
-from reviewapp.reviews.services import passage_move, passage_state_publish, review_refresh_status
 from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.reviews.states import (
     UNDO_FLOW,
     JustificationMissing,
     justification_check,
+)
+from reviewapp.reviews.transitions import (
+    passage_move,
+    passage_state_publish,
+    review_refresh_status,
 )
 
 TARGET = {Decision.ACCEPT: PassageState.CONFIRMED, Decision.REJECT: PassageState.REJECTED}

@@ -24,9 +24,9 @@ from reviewapp.reviews.models import (
     RuleFiring,
     Verification,
 )
-from reviewapp.reviews.services import passage_state_publish, review_refresh_status
 from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.reviews.states import DRAFT_FLOW, check_transition
+from reviewapp.reviews.transitions import passage_state_publish, review_refresh_status
 from reviewapp.rules.engine import SEVERITIES
 from reviewapp.rules.services import playbook_compiled
 
