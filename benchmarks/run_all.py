@@ -18,6 +18,8 @@ BENCHMARKS = [
     "bench_exports.py",
     "bench_redline.py",
     "bench_reports.py",
+    "bench_review_page.py",
+    "bench_queue.py",
     "bench_audit_verify.py",
     "bench_grid.py",
 ]

@@ -37,6 +37,7 @@ from reviewapp.queue.selectors import (
     queue_facets,
     queue_items_decided_by,
     queue_items_filtered,
+    queue_items_page,
     queue_waiting_summary,
 )
 from reviewapp.queue.services import (
@@ -67,7 +68,7 @@ def queue_page(request: HttpRequest) -> HttpResponse:
     pages = max(1, -(-total // QUEUE_PAGE_SIZE))
     page = _page_number(request, items, pages)
     offset = (page - 1) * QUEUE_PAGE_SIZE
-    page_items = queue_items_with_playbooks(list(items[offset : offset + QUEUE_PAGE_SIZE]))
+    page_items = queue_items_with_playbooks(queue_items_page(items, offset, QUEUE_PAGE_SIZE))
     entries = queue_items_context(page_items)
     for entry in entries:
         entry["messages"] = item_messages.get(entry["item"].pk, [])

@@ -1,4 +1,5 @@
-"""A lawyer works the queue with the keyboard only: j/k move, c claims, a accepts, r rejects."""
+"""A lawyer works the queue with the keyboard only: j/k move, c claims, a / r open the note for
+"clause acceptable" / "clause not acceptable" (never deciding blind), Enter records it."""
 
 from __future__ import annotations
 
@@ -64,7 +65,12 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         page.wait_for_selector(".queue-toast.error")
         page.keyboard.press("c")
         page.wait_for_selector(f"#item-{second.pk} [data-action=reject]")
-        page.keyboard.press("r")
+        page.keyboard.press("r")  # opens the note and says what Enter will record
+        page.wait_for_function("() => document.activeElement.dataset.role === 'note'")
+        page.wait_for_selector(".queue-toast:has-text('Clause not acceptable')")
+        assert QueueItem.objects.get(pk=second.pk).status == ItemStatus.CLAIMED  # not yet
+        page.keyboard.type("Too one-sided.")
+        page.keyboard.press("Enter")
         page.wait_for_selector(f"#item-{second.pk}", state="detached")
     first.refresh_from_db()
     second.refresh_from_db()
@@ -73,4 +79,8 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         "accept",
         "A mutual clause; acceptable.",
     )
-    assert (second.status, second.decision) == (ItemStatus.DONE, "reject")
+    assert (second.status, second.decision, second.note) == (
+        ItemStatus.DONE,
+        "reject",
+        "Too one-sided.",
+    )
