@@ -304,3 +304,29 @@ def test_the_offline_verifier_and_the_draft_propose_the_standard_wording(review)
     verification = Verification.objects.get(passage=assignment(review))
     assert verification.engine == "offline" and verification.redline == STANDARD
     assert f"Standard wording: {STANDARD}" in draft_instructions(review)
+
+
+def test_a_redline_across_table_cells_reaches_the_file_as_a_comment_with_its_wording(
+    client, matter, lawyer, django_capture_on_commit_callbacks
+):
+    from reviewapp.reviews.redlines.services import redline_accept, redline_save
+    from tests.reviews.docx_files import contract_docx
+
+    active_playbook(organisation=matter.organisation, source=UNCAPPED, name="uncapped")
+    contract = docx_contract(matter, contract_docx(chinese=False))
+    review = scanned(contract, django_capture_on_commit_callbacks)
+    (target,) = [p for p in contract.passages.all() if p.firings.exists()]
+    start, end = contract.text.index("per hour"), contract.text.index("Term") + 4
+    redline = redline_save(
+        review=review,
+        passage=target,
+        category="Uncapped Liability",
+        replacement="per day Period",
+        user=lawyer,
+        span=(start, end),
+    )
+    redline_accept(redline_id=redline.pk, user=lawyer)
+    client.force_login(lawyer)
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    assert revisions(content) == []
+    assert anchored(content, "Proposed wording (Uncapped Liability)") == "per hourTerm"

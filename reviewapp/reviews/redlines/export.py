@@ -46,7 +46,9 @@ def redline_docx_render(export: ReviewExport) -> bytes:
             return _tracked(original, contract.text, changes, notes, redlines)
         except TextMismatch as mismatch:
             logger.warning("contract %s: tracked export on its text: %s", contract.pk, mismatch)
-            notes.insert(0, _mismatch_note())
+        except Exception:  # python-docx and lxml raise many kinds of errors on odd packages
+            logger.exception("contract %s: the Word file could not be rewritten", contract.pk)
+        notes.insert(0, _mismatch_note())
     generated = docx_from_text(contract.text, page_starts=[s for s, _e in contract.page_spans])
     return _tracked(generated, xml_safe(contract.text), changes, notes, redlines)
 
