@@ -13,11 +13,16 @@ of a Word or text document, from their own endpoints, after the page has arrived
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
+from django.template.loader import render_to_string
+from django.utils.translation import get_language
 
 from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.queue.models import QueueItem
@@ -32,6 +37,7 @@ MAX_PAGE_SIZE = 200
 # The draft's issue table is folded away and capped; the exports hold every issue.
 MAX_ISSUES_SHOWN = 100
 FLAGGED = "FLAGGED"  # the state filter for "any rule fired"
+WINDOW_CACHE_SECONDS = 300
 
 
 @dataclass(frozen=True)
@@ -87,14 +93,26 @@ class PassageWindow:
 
 
 @dataclass
+class RenderedWindow:
+    """A window of the list as the page shows it: its items' HTML, cursors and counts."""
+
+    html: str
+    first: int | None
+    last: int | None
+    has_before: bool
+    has_after: bool
+    total: int
+    counts: dict[str, int]  # every state, zero included, in PassageState order
+    categories: list[str]
+    severities: list[str]
+
+
+@dataclass
 class ReviewPage:
     """Everything the review page shows on its first response, read in a bounded number of
     queries whatever the contract's size."""
 
-    window: PassageWindow
-    counts: dict[str, int]  # every state, zero included, in PassageState order
-    categories: list[str]
-    severities: list[str]
+    window: RenderedWindow
     issues: list[dict[str, Any]]
     issue_count: int
     draft: Draft | None
@@ -107,20 +125,16 @@ def last_event_seq() -> int:
 
 
 def review_page_build(
-    *, contract: Contract, review: Review | None, around: int | None = None
+    *, contract: Contract, review: Review | None, seq: int, around: int | None = None
 ) -> ReviewPage:
-    """The first response: the window holding passage ``around`` (else the first window)."""
-    summary = firing_summary(review)
+    """The first response: the window holding passage ``around`` (else the first window).
+    ``seq`` is the last event's sequence number, read before anything else."""
     draft = _draft(review)
-    window = passage_window(
-        contract=contract, review=review, summary=summary, draft=draft, around=around
-    )
     issues = list((draft.data or {}).get("issues") or []) if draft else []
     return ReviewPage(
-        window=window,
-        counts=state_counts(contract),
-        categories=summary.all_categories(),
-        severities=summary.all_severities(),
+        window=review_page_window(
+            contract=contract, review=review, seq=seq, passage_filter=PassageFilter(), around=around
+        ),
         issues=issues[:MAX_ISSUES_SHOWN],
         issue_count=len(issues),
         draft=draft,
@@ -128,30 +142,77 @@ def review_page_build(
     )
 
 
-def review_page_passages(
+def review_page_window(
     *,
     contract: Contract,
     review: Review | None,
+    seq: int,
     passage_filter: PassageFilter,
     after: int | None = None,
     before: int | None = None,
     around: int | None = None,
     limit: int = PAGE_SIZE,
-) -> tuple[PassageWindow, dict[str, int]]:
-    """A later window of the list, as the reader scrolls, filters or jumps, with the counts
-    (so a page that missed a push still shows the register's numbers)."""
-    window = passage_window(
-        contract=contract,
-        review=review,
-        summary=firing_summary(review),
-        draft=_draft(review),
-        passage_filter=passage_filter,
-        after=after,
-        before=before,
-        around=around,
-        limit=limit,
+) -> RenderedWindow:
+    """A window of the list, rendered, as the first response holds it or as the reader
+    scrolls, filters or jumps; with the counts, so a page that missed a push still shows the
+    register's numbers.
+
+    Rendered windows are cached under the last event's sequence number: every change the list
+    shows (a state, a verification, a queue item, a decision, a draft's flags, a new scan) is
+    stored as an event in the same transaction, so a newer event means a new key, and readers
+    of an unchanged contract (a team on the same page, catch-up reads) share one rendering.
+    """
+    key = (
+        contract.pk,
+        contract.created_at.isoformat(),
+        review.pk if review else None,
+        get_language(),
+        passage_filter,
+        after,
+        before,
+        around,
+        limit,
     )
-    return window, state_counts(contract)
+
+    def render() -> RenderedWindow:
+        summary = firing_summary(review)
+        window = passage_window(
+            contract=contract,
+            review=review,
+            summary=summary,
+            draft=_draft(review),
+            passage_filter=passage_filter,
+            after=after,
+            before=before,
+            around=around,
+            limit=limit,
+        )
+        indexes = [p.index for p in window.passages]
+        html = render_to_string(
+            "contracts/_passages.html", {"passages": window.passages, "selected": around}
+        )
+        return RenderedWindow(
+            html=html,
+            first=indexes[0] if indexes else None,
+            last=indexes[-1] if indexes else None,
+            has_before=window.has_before,
+            has_after=window.has_after,
+            total=window.total,
+            counts=state_counts(contract),
+            categories=summary.all_categories(),
+            severities=summary.all_severities(),
+        )
+
+    return _cached(key, seq, render)
+
+
+def _cached(key: tuple[Any, ...], seq: int, build: Callable[[], RenderedWindow]) -> RenderedWindow:
+    name = "review-page:" + hashlib.sha256(repr((seq, *key)).encode()).hexdigest()
+    window = cache.get(name)  # None while Redis is away too (IGNORE_EXCEPTIONS)
+    if not isinstance(window, RenderedWindow):
+        window = build()
+        cache.set(name, window, WINDOW_CACHE_SECONDS)
+    return window
 
 
 def state_counts(contract: Contract) -> dict[str, int]:

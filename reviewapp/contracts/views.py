@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
@@ -35,7 +35,7 @@ from reviewapp.contracts.review_page import (
     highlights_for_pages,
     last_event_seq,
     review_page_build,
-    review_page_passages,
+    review_page_window,
     text_document,
 )
 from reviewapp.contracts.selectors import contract_get_for_user
@@ -102,17 +102,17 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     seq = last_event_seq()
     review = review_for_contract(contract=contract)
     around = _index(request.GET.get("passage"))
-    page = review_page_build(contract=contract, review=review, around=around)
+    page = review_page_build(contract=contract, review=review, seq=seq, around=around)
     context = {
         "contract": contract,
         "window": page.window,
-        "passages": page.window.passages,
+        "passages_html": mark_safe(page.window.html),  # noqa: S308 - our own template's output
         "selected": around,
         "state_counts": [
-            (state, label, page.counts[state]) for state, label in PassageState.choices
+            (state, label, page.window.counts[state]) for state, label in PassageState.choices
         ],
-        "categories": page.categories,
-        "severities": page.severities,
+        "categories": page.window.categories,
+        "severities": page.window.severities,
         "issues": page.issues,
         "issue_count": page.issue_count,
         "viewer": page.viewer,
@@ -133,29 +133,26 @@ def contract_passages(request: HttpRequest, contract_id: int) -> JsonResponse:
     counts per state: ``?after=<index>``, ``?before=<index>`` or ``?around=<index>``, with the
     filters ``state``, ``category``, ``severity`` and ``limit``."""
     contract = _contract_or_404(request, contract_id)
-    review = review_for_contract(contract=contract)
-    window, counts = review_page_passages(
+    seq = last_event_seq()
+    window = review_page_window(
         contract=contract,
-        review=review,
+        review=review_for_contract(contract=contract),
+        seq=seq,
         passage_filter=PassageFilter.from_query(request.GET),
         after=_index(request.GET.get("after")),
         before=_index(request.GET.get("before")),
         around=_index(request.GET.get("around")),
         limit=_limit(request.GET.get("limit")),
     )
-    html = render_to_string(
-        "contracts/_passages.html", {"passages": window.passages}, request=request
-    )
-    indexes = [p.index for p in window.passages]
     return JsonResponse(
         {
-            "html": html,
-            "first": indexes[0] if indexes else None,
-            "last": indexes[-1] if indexes else None,
+            "html": window.html,
+            "first": window.first,
+            "last": window.last,
             "hasBefore": window.has_before,
             "hasAfter": window.has_after,
             "total": window.total,
-            "counts": counts,
+            "counts": window.counts,
         }
     )
 
