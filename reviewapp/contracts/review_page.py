@@ -343,7 +343,7 @@ def _router_flags(review: Review | None, ids: list[int]) -> dict[int, list[dict[
     ).values_list("passage_id", "category", "score", "words")
     for passage_id, category, score, words in rows.order_by("pk"):
         flags[passage_id].append(
-            {"category": category, "percent": round(score * 100), "words": words}
+            {"category": category, "percent": round((score or 0) * 100), "words": words}
         )
     return flags
 
@@ -403,7 +403,7 @@ def highlights_for_pages(
     else:
         passages = passages.filter(page__gte=first, page__lte=last)
     rows = passages.order_by("index").values("index", "page", "start", "end", "state", "text")
-    return list(rows)
+    return [dict(row) for row in rows]
 
 
 def text_document(*, contract: Contract, review: Review | None) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from reviewapp.contracts.models import Contract
 SUFFIX = ".unlocked.pdf"
 
 
-def unlocked_name(file_name: str) -> str:
+def unlocked_name(file_name: str | None) -> str:
     return f"{file_name}{SUFFIX}"
 
 
