@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -186,7 +187,7 @@ def _after_decision(reviews: dict[int, Review], moved: list[QueueItem]) -> None:
     """Status once per review, after every item is settled; then each moved passage's event."""
     for review in reviews.values():
         review_refresh_status(review=review)
-        transaction.on_commit(lambda review=review: snapshot_refresh(review))
+        transaction.on_commit(partial(snapshot_refresh, review))
     for item in moved:
         passage_state_publish(review=reviews[item.review_id], passage=item.passage)
 

@@ -87,7 +87,8 @@ def _rank() -> Case:
     )
 
 
-def _decider_matters(user: AnyUser) -> QuerySet[Membership]:
+def _decider_matters(user: Any) -> Any:
+    """The matters where the user decides, as a subquery."""
     return Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from reviewapp.accounts.models import Membership, Role
-from reviewapp.queue.models import HistoryAction, ItemStatus, QueueItem
 from reviewapp.queue.context import passage_segments, queue_item_context
+from reviewapp.queue.models import HistoryAction, ItemStatus, QueueItem
 from reviewapp.queue.services import (
     CommentInvalid,
     QueueConflict,
@@ -182,7 +182,9 @@ def test_page_shows_the_justification_error_inside_the_item(client, item, lawyer
     response = client.post(f"/queue/{item.pk}/decide/", {"decision": "accept"}, follow=True)
     page = response.content.decode()
     section = page[page.index(f'id="item-{item.pk}"') :]
-    assert 'role="alert">Accepting a clause that was rejected needs a written justification' in section
+    assert (
+        'role="alert">Accepting a clause that was rejected needs a written justification' in section
+    )
 
 
 def test_page_orders_by_severity_then_due_time_and_marks_overdue(client, item, lawyers):
