@@ -76,7 +76,8 @@ def test_a_lawyer_decides_20_items_of_one_contract_at_once_and_undoes_one(browse
         page.wait_for_selector(f"#item-{undone.pk} [data-action=accept]")  # back, claimed by me
         assert page.locator(".queue-item").count() == 1
         assert (
-            "Decision undone" in page.locator(f"#item-{undone.pk} [data-part=history]").text_content()
+            "Decision undone"
+            in page.locator(f"#item-{undone.pk} [data-part=history]").text_content()
         )
     undone.refresh_from_db()
     undone.passage.refresh_from_db()
