@@ -192,5 +192,7 @@ def test_who_may_rerun(
     assert page.status_code == 200
     html = page.content.decode()
     assert "Most Favored Nation" in html and 'id="no-longer-flagged"' in html
+    (row,) = client.get(reverse("api-matter-grid", args=[matter.pk])).json()["rows"]
+    assert row["comparison_url"] == response["Location"]  # the grid links to what changed
     client.force_login(lawyer)  # members read the comparison
     assert client.get(response["Location"]).status_code == 200
