@@ -104,7 +104,13 @@ def intake_zip_receive(
         _refuse(batch, refused)
         raise
     file.seek(0)
-    stored = default_storage.save(_zip_name(batch), file)
+    name_on_disk = _zip_name(batch)
+    if default_storage.exists(name_on_disk):  # left by a database that was reset: not ours
+        default_storage.delete(name_on_disk)
+    stored = default_storage.save(name_on_disk, file)
+    if stored != name_on_disk:
+        default_storage.delete(stored)
+        raise OSError(f"could not store the zip of batch {batch.pk} as {name_on_disk}")
     with transaction.atomic():
         IntakeBatch.objects.filter(pk=batch.pk).update(
             total=len(entries), source="zip", expected=[], name=name[:255] or batch.name
@@ -117,7 +123,9 @@ def intake_zip_receive(
 
 
 def _zip_name(batch: IntakeBatch) -> str:
-    return f"intake/{batch.matter_id}/batch-{batch.pk}.zip"
+    # The creation time makes the name the batch's own, even where ids start again (a test
+    # database, a restored backup), so a task never unpacks another batch's zip.
+    return f"intake/{batch.matter_id}/batch-{batch.pk}-{batch.created_at:%Y%m%d%H%M%S%f}.zip"
 
 
 def _refuse(batch: IntakeBatch, refused: ZipRefused) -> None:
