@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .amounts import find_amounts
-from .dates import parse_date
-from .durations import parse_duration
+from .dates import as_date, parse_date
+from .durations import add_duration, parse_duration
 from .finders import agreement_date, effective_date, expiration_date, governing_law
 from .jurisdictions import normalise_jurisdiction
 from .model import (
@@ -52,12 +52,39 @@ def find_facts(
         ours = name in found
         if found.get(name) is None and (not ours or _CJK.search(str(match.get("value", "")))):
             found[name] = _from_raw(name, match, passages)
+    if found.get(EXPIRATION_DATE) is None and raw and EXPIRATION_DATE in raw:
+        found[EXPIRATION_DATE] = _term_from_raw(raw[EXPIRATION_DATE], passages, found)
     return {name: fact for name, fact in found.items() if fact is not None}
+
+
+def _term_from_raw(
+    match: Mapping[str, Any], passages: Sequence[PassageText], found: Mapping[str, Fact | None]
+) -> Fact | None:
+    """有效期为三年 (or "a term of three years"): the end counted from the effective date."""
+    words = str(match.get("value") or "")
+    term = parse_duration(words)
+    start = found.get(EFFECTIVE_DATE) or found.get(AGREEMENT_DATE)
+    start_date = as_date(start.value) if start is not None else None
+    if term is None or start is None or start_date is None or term[-1] not in "YM":
+        return None
+    end = add_duration(start_date, term)
+    passage = _passage_at(passages, int(match.get("start", -1)))
+    quoted = passage is not None and words in passage.text
+    return Fact(
+        name=EXPIRATION_DATE,
+        value=end.isoformat(),
+        display=end.isoformat(),
+        passage_index=passage.index if passage is not None and quoted else None,
+        quote=words if quoted else "",
+        extra={"computed": True, "term": term, "from": start.name},
+    )
 
 
 def _from_raw(name: str, match: Mapping[str, Any], passages: Sequence[PassageText]) -> Fact | None:
     words = str(match.get("value") or "")
     passage = _passage_at(passages, int(match.get("start", -1)))
+    if name == PARTIES and passage is not None and words[:20] in passage.text:
+        words = passage.text[passage.text.index(words[:20]) :]  # up to the last party's role
     value, extra = normalise_fact(name, words)
     if value is None and name in (*DATE_FACTS, GOVERNING_LAW):
         return None  # words that read as no date or place: saying nothing beats a fragment

@@ -27,7 +27,7 @@ _DESCRIPTION = re.compile(
 _LEAD = re.compile(r"^(?:\s|and\b|&|,|;|:|between\b|among\b|by\b|\(\d\)|\([a-z]\)|\d+\.)+", re.I)
 _ZH_PARTY = re.compile(
     r"(?P<role>甲方|乙方|丙方|出租方|承租方|卖方|买方|委托方|受托方|许可方|被许可方)"
-    r"(?:（[^）]{0,10}）)?\s*[:：]\s*(?P<name>[^\n，,（(；;]{2,60})"
+    r"(?:（[^）]{0,10}）)?\s*[:：]\s*(?P<name>[^\s，,（(；;]{2,60})"
 )
 _GENERIC_ROLES = {"party", "parties", "each a party", "collectively, the parties"}
 _MAX_PARTIES = 8

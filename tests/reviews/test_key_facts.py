@@ -1,0 +1,125 @@
+"""Key facts as values in a review: the offline draft, a Claude draft whose facts must quote their
+passage, and facts_of for drafts of every vintage."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from reviewapp.contracts.services import contract_upload
+from reviewapp.reviews.exports.json_export import json_export_data
+from reviewapp.reviews.exports.selectors import review_export_model
+from reviewapp.reviews.key_facts import facts_from_data, facts_of
+from reviewapp.reviews.models import DraftStatus, Review
+from tests.fakes.messages_server import BrainRequest, ScriptedBrain, running_server
+
+CONTRACT = """SUPPLY AGREEMENT
+
+This Supply Agreement is made and entered into as of the 1st day of March, 2019 by and between
+Acme Widgets, Inc., a Delaware corporation with offices at 12 High Street, Dover ("Supplier"),
+and Beta Stores LLC, a Texas limited liability company ("Buyer").
+
+1. Term. This Agreement shall commence on the Effective Date and continue for a period of three
+(3) years from the Effective Date.
+
+2. Governing Law. This Agreement is governed by the laws of the State of New York.
+"""
+
+
+def _upload(matter, capture) -> Review:
+    with capture(execute=True):
+        contract, _ = contract_upload(
+            matter=matter,
+            file=io.BytesIO(CONTRACT.encode()),
+            name="supply.txt",
+            size=len(CONTRACT.encode()),
+        )
+    return Review.objects.get(contract=contract)
+
+
+@pytest.mark.django_db
+def test_offline_draft_stores_values_with_their_passage(matter, django_capture_on_commit_callbacks):
+    review = _upload(matter, django_capture_on_commit_callbacks)
+    stored = review.draft.data["key_facts"]
+    assert stored["Agreement Date"]["value"] == "2019-03-01"
+    assert stored["Expiration Date"]["value"] == "2022-03-01"
+    assert stored["Expiration Date"]["computed"] is True
+    facts = facts_of(review)
+    law = facts["Governing Law"]
+    assert law.value == "New York, United States"
+    assert law.quote in review.contract.passages.get(index=law.passage_index).text
+    assert [p["name"] for p in facts["Parties"].value] == ["Acme Widgets, Inc.", "Beta Stores LLC"]
+
+
+@pytest.mark.django_db
+def test_json_export_gives_the_facts_as_values(matter, django_capture_on_commit_callbacks):
+    review = _upload(matter, django_capture_on_commit_callbacks)
+    data = json_export_data(review_export_model(review=review))
+    assert data["key_facts"]["Agreement Date"]["value"] == "2019-03-01"
+    assert data["key_facts"]["Agreement Date"]["display"] == "1st day of March, 2019"
+
+
+def _model_draft(request: BrainRequest) -> str:
+    law = next(i for i, text in request.passages.items() if "governed by" in text)
+    term = next(i for i, text in request.passages.items() if text.startswith("1. Term"))
+    facts = {
+        "governing_law": {"text": "New York", "passage": law, "quote": "the State of New York"},
+        "agreement_date": {"text": "March 1, 2019", "passage": law, "quote": "March 1, 2019"},
+        "expiration_date": {
+            "text": "three (3) years from the Effective Date",
+            "passage": term,
+            "quote": "continue for a period of three (3) years",
+        },
+        "effective_date": {"text": "1 March 2019", "passage": 0, "quote": "1st day of March, 2019"},
+        "parties": [
+            {"name": "Acme Widgets, Inc.", "role": "Supplier", "passage": 0, "quote": "Acme"},
+        ],
+    }
+    return json.dumps({"summary": "A supply agreement.", "key_facts": facts, "issues": []})
+
+
+@pytest.fixture
+def claude(settings):
+    with running_server(ScriptedBrain(draft=_model_draft)) as server:
+        settings.REVIEW_ENGINE = "anthropic"
+        settings.ANTHROPIC_API_KEY = "test-key"
+        settings.ANTHROPIC_BASE_URL = server.url
+        settings.LLM_TIMEOUT_S = 2.0
+        settings.LLM_FIRST_TOKEN_TIMEOUT_S = 1.0
+        settings.LLM_SDK_RETRIES = 1
+        settings.LLM_RETRY_BACKOFF_S = 0.0
+        yield server
+
+
+@pytest.mark.django_db
+def test_claude_facts_are_normalised_and_must_quote_their_passage(
+    claude, matter, django_capture_on_commit_callbacks
+):
+    review = _upload(matter, django_capture_on_commit_callbacks)
+    assert review.draft.status == DraftStatus.COMPLETE
+    facts = facts_of(review)
+    assert facts["Governing Law"].value == "New York, United States"
+    assert facts["Governing Law"].verified
+    # The date is not in the passage the model named: its words stay, as unverified, no value.
+    assert facts["Agreement Date"].value is None
+    assert not facts["Agreement Date"].verified
+    assert facts["Agreement Date"].display == "March 1, 2019"
+    assert facts["Effective Date"].value == "2019-03-01"
+    expiration = facts["Expiration Date"]
+    assert expiration.value == "2022-03-01" and expiration.extra["computed"] is True
+    assert facts["Parties"].value == [{"name": "Acme Widgets, Inc.", "role": "Supplier"}]
+
+
+def test_facts_of_old_drafts_come_back_under_cuad_names():
+    offline = facts_from_data({"Governing Law": "State of New York", "Parties": ""})
+    assert offline["Governing Law"].display == "State of New York"
+    assert offline["Governing Law"].value is None
+    assert "Parties" not in offline
+    claude = facts_from_data(
+        {"parties": ["Acme Ltd (Licensor)"], "term": "three years", "governing_law": None}
+    )
+    assert claude["Parties"].display == "Acme Ltd (Licensor)"
+    assert claude["Expiration Date"].display == "three years"
+    assert "Governing Law" not in claude

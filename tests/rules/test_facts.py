@@ -1,0 +1,243 @@
+"""Key facts as values: the normalisers and the finders of reviewapp.rules.facts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewapp.contracts.segmentation import segment
+from reviewapp.rules.engine import compile_playbook, key_facts_find, load_playbook
+from reviewapp.rules.facts import find_facts, normalise_fact
+from reviewapp.rules.facts.amounts import find_amounts
+from reviewapp.rules.facts.dates import parse_date
+from reviewapp.rules.facts.durations import parse_duration
+from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
+from reviewapp.rules.facts.parties import parties_from
+
+PLAYBOOKS = Path(__file__).resolve().parents[2] / "reviewapp" / "rules" / "playbooks"
+
+
+@pytest.mark.parametrize(
+    ("words", "iso"),
+    [
+        ("March 1, 2019", "2019-03-01"),
+        ("the 1st day of March, 2019", "2019-03-01"),
+        ("this 24t h day of August 2018", "2018-08-24"),
+        ("1 March 2019", "2019-03-01"),
+        ("1st March, 2019", "2019-03-01"),
+        ("Mar. 1st, 2019", "2019-03-01"),
+        ("JULY 15, 2005", "2005-07-15"),
+        ("July 11 , 2006", "2006-07-11"),
+        ("2019-03-01", "2019-03-01"),
+        ("3/5/98", "1998-03-05"),
+        ("18/9/2008", "2008-09-18"),
+        ("1.3.2019", "2019-03-01"),
+        ("2019年3月1日", "2019-03-01"),
+        ("2019 年 3 月", "2019-03"),
+        ("March 2019", "2019-03"),
+        ("March __, 2019", "2019-03"),
+        ("the ___ day of June, 2015", "2015-06"),
+        ("_______, 2019", "2019"),
+        ("[·], 2019", "2019"),
+        ("the ____ day of _______________2000", "2000"),
+    ],
+)
+def test_dates_in_many_forms_read_as_iso(words, iso):
+    assert parse_date(words) == iso
+
+
+@pytest.mark.parametrize(
+    "words", ["February 30, 2019", "13/13/2019", "no date here", "Section 3.1"]
+)
+def test_what_is_not_a_date_reads_as_none(words):
+    assert parse_date(words) is None
+
+
+@pytest.mark.parametrize(
+    ("words", "duration"),
+    [
+        ("five (5) years", "P5Y"),
+        ("thirty (30) days", "P30D"),
+        ("sixty (60) days’ prior written notice", "P60D"),
+        ("twelve (12) full calendar months", "P12M"),
+        ("twenty-four (24) months", "P24M"),
+        ("90 days", "P90D"),
+        ("one year", "P1Y"),
+        ("successive one-year periods", "P1Y"),
+        ("三十日", "P30D"),
+        ("为期一年", "P1Y"),
+        ("二十四个月", "P24M"),
+    ],
+)
+def test_durations_read_as_iso_8601(words, duration):
+    assert parse_duration(words) == duration
+
+
+@pytest.mark.parametrize(
+    ("words", "name"),
+    [
+        ("the laws of the State of New York", "New York, United States"),
+        ("the Commonwealth of Massachusetts", "Massachusetts, United States"),
+        ("the State of Delaware, U.S.A. (without conflicts rules)", "Delaware, United States"),
+        ("the laws of the Province of Ontario and the federal laws of Canada", "Ontario, Canada"),
+        ("the law of England and Wales", "England and Wales, United Kingdom"),
+        ("the laws of the People's Republic of China", "China"),
+        ("中华人民共和国", "China"),
+        ("the laws of Hong Kong SAR", "Hong Kong"),
+    ],
+)  # fmt: skip
+def test_governing_law_phrasings_name_one_jurisdiction(words, name):
+    place = normalise_jurisdiction(words)
+    assert place is not None and place.name == name
+
+
+def test_parties_come_without_addresses_or_contact_names():
+    preamble = (
+        "This Agreement is made by and between Rogers Cable Communications Inc., an Ontario "
+        "corporation with offices at 333 Bloor Street East, Toronto, Ontario M4W 1G9 "
+        '("Rogers"), and EuroMedia Holdings Corp., a Nevada corporation, Attn: John Smith, '
+        '1 Main Street, Reno ("Licensor").'
+    )
+    assert parties_from(preamble) == [
+        {"name": "Rogers Cable Communications Inc.", "role": "Rogers"},
+        {"name": "EuroMedia Holdings Corp.", "role": "Licensor"},
+    ]
+
+
+def test_chinese_parties_are_read_from_their_labels():
+    assert parties_from("甲方：北京某某科技有限公司\n地址：北京市\n乙方：上海某某有限公司\n") == [
+        {"name": "北京某某科技有限公司", "role": "甲方"},
+        {"name": "上海某某有限公司", "role": "乙方"},
+    ]
+
+
+def test_amounts_carry_their_currency():
+    found = find_amounts("a fee of $1,500,000, a cap of US$ 2 million and 人民币10万元")
+    assert [(a.amount, a.currency) for a in found] == [
+        ("1500000", "USD"),
+        ("2000000", "USD"),
+        ("100000", "CNY"),
+    ]
+
+
+def test_a_models_words_normalise_like_the_offline_engines():
+    assert normalise_fact("Agreement Date", "1st day of March, 2019") == ("2019-03-01", {})
+    assert normalise_fact("Expiration Date", "in perpetuity")[0] == "perpetual"
+    assert normalise_fact("Governing Law", "Texas")[0] == "Texas, United States"
+    assert normalise_fact("Notice Period To Terminate Renewal", "ninety (90) days") == ("P90D", {})
+    assert normalise_fact("Effective Date", "when both parties sign") == (None, {})
+
+
+CONTRACT = (
+    "EXHIBIT 10.1\n\nDISTRIBUTION AGREEMENT\n\n"
+    'This Distribution Agreement (the "Agreement") is made and entered into as of the 3rd day of '
+    "March, 2015 by and between Acme Widgets, Inc., a Delaware corporation with its principal "
+    'office at 12 High Street, Dover ("Acme"), and Beta Supplies LLC, a Texas limited liability '
+    'company ("Distributor").\n\n'
+    "WHEREAS, Acme and Distributor are parties to a Supply Agreement dated June 1, 2010.\n\n"
+    "1. Term. The initial term of this Agreement shall commence on the Effective Date and "
+    "continue for a period of five (5) years from the Effective Date. This Agreement shall "
+    "automatically renew for successive one (1) year periods unless either party gives at least "
+    "ninety (90) days prior written notice of non-renewal.\n\n"
+    "2. Governing Law. This Agreement shall be governed by the laws of the State of New York.\n"
+)
+
+
+@pytest.fixture
+def facts():
+    compiled = compile_playbook(load_playbook(PLAYBOOKS / "commercial-en.yaml"))
+    passages = segment(CONTRACT)
+    return key_facts_find(compiled, CONTRACT, passages), passages
+
+
+def test_each_fact_quotes_the_passage_it_was_read_from(facts):
+    found, passages = facts
+    assert found["Agreement Date"].value == "2015-03-03"
+    assert found["Effective Date"].value == "2015-03-03"
+    assert found["Effective Date"].extra == {"derived_from": "Agreement Date"}
+    assert found["Governing Law"].value == "New York, United States"
+    for fact in found.values():
+        if fact.passage_index is not None:
+            assert fact.quote and fact.quote in passages[fact.passage_index].text
+
+
+def test_expiration_is_computed_from_for_n_years_from_the_effective_date(facts):
+    found, _ = facts
+    expiration = found["Expiration Date"]
+    assert expiration.value == "2020-03-03"
+    assert expiration.extra["computed"] is True
+    assert expiration.extra["term"] == "P5Y"
+    assert expiration.extra["renews"] is True
+
+
+def test_renewal_notice_and_parties_are_values(facts):
+    found, _ = facts
+    assert found["Renewal Term"].value == "P1Y"
+    assert found["Notice Period To Terminate Renewal"].value == "P90D"
+    assert found["Parties"].value == [
+        {"name": "Acme Widgets, Inc.", "role": "Acme"},
+        {"name": "Beta Supplies LLC", "role": "Distributor"},
+    ]
+
+
+def _facts_of(text: str):
+    return find_facts(segment(text))
+
+
+def test_a_term_until_terminated_is_perpetual():
+    found = _facts_of(
+        "SERVICES AGREEMENT\n\nThis Agreement is dated May 2, 2018.\n\n"
+        "5. Term. This Agreement will commence on the Effective Date and will continue until "
+        "terminated as provided below.\n"
+    )
+    assert found["Expiration Date"].value == "perpetual"
+    assert found["Expiration Date"].quote == "until terminated"
+
+
+def test_an_end_date_the_contract_names_wins_and_is_not_computed():
+    found = _facts_of(
+        "LICENSE AGREEMENT\n\nThis License Agreement is entered into as of July 11, 2006.\n\n"
+        "3. Term. The term of this Agreement shall commence as of the Effective Date and shall "
+        "terminate on June 30, 2010.\n"
+    )
+    assert found["Expiration Date"].value == "2010-06-30"
+    assert found["Expiration Date"].extra["computed"] is False
+
+
+def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
+    found = _facts_of(
+        "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"
+        "10.1 Term. This Agreement shall continue in force for three years from the Launch Date.\n"
+    )
+    assert "Expiration Date" not in found
+
+
+def test_a_date_of_another_agreement_is_not_the_agreement_date():
+    found = _facts_of(
+        "AMENDMENT NO. 2\n\nWHEREAS, the parties have executed that certain Co-Branding Agreement "
+        "dated October 11, 1996.\n\nTHIS SECOND AMENDMENT is made and entered into as of the 23rd "
+        "day of February, 1998.\n"
+    )
+    assert found["Agreement Date"].value == "1998-02-23"
+
+
+def test_the_signature_date_stands_in_when_the_preamble_has_none():
+    found = _facts_of(
+        "MAINTENANCE AGREEMENT\n\nThe parties agree as follows.\n\n1. Services. Vendor maintains "
+        "the system.\n\nVendor By: /s/ A. Smith Date: 1/19/07 Customer By: /s/ B. Jones Date: "
+        "January 22, 2007\n"
+    )
+    assert found["Agreement Date"].value == "2007-01-22"
+
+
+def test_chinese_contract_facts_are_values():
+    compiled = compile_playbook(load_playbook(PLAYBOOKS / "commercial-zh.yaml"))
+    text = (
+        "技术服务合同\n\n甲方：北京某某科技有限公司\n乙方：上海某某信息技术有限公司\n\n"
+        "本合同自2024年3月1日起生效，有效期为三年。本合同适用中华人民共和国法律。"
+    )
+    found = key_facts_find(compiled, text, segment(text))
+    assert found["Effective Date"].value == "2024-03-01"
+    assert found["Governing Law"].value == "China"
+    assert found["Parties"].value[0] == {"name": "北京某某科技有限公司", "role": "甲方"}
