@@ -22,6 +22,7 @@ BENCHMARKS = [
     "bench_queue.py",
     "bench_audit_verify.py",
     "bench_grid.py",
+    "facts_accuracy.py",
 ]
 
 
