@@ -23,6 +23,7 @@ BENCHMARKS = [
     "bench_audit_verify.py",
     "bench_grid.py",
     "facts_accuracy.py",
+    "bench_intake.py",
 ]
 
 
