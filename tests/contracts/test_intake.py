@@ -224,3 +224,14 @@ def test_the_intake_url_gets_the_zip_body_limit(settings):
     settings.UPLOAD_MAX_BYTES = 100
     assert _body_limit({"path": "/api/matters/3/intake/"}) == 500
     assert _body_limit({"path": "/api/matters/3/contracts/"}) == 100
+
+
+def test_the_openapi_schema_documents_the_zip_upload():
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("spectacular", "--validate", "--fail-on-warn", stdout=out)
+    schema = out.getvalue()
+    assert "/api/matters/{matter_id}/intake/:" in schema
+    assert "/api/intake/{batch_id}/:" in schema
+    assert "use_model_batch" in schema and "ZIP_BOMB" in schema
