@@ -52,14 +52,15 @@ GridSerializer = inline_serializer(
                 ),
                 "facts": serializers.DictField(
                     child=serializers.JSONField(),
-                    help_text="Per fact name: `display`, normalised `value` (or null), `sort`, "
-                    "`passage_index` and `url` (the review page opened on that passage).",
+                    help_text="Per fact name: `display`, normalised `value` (or null), `sort` "
+                    "and `passage_index` (open it at `url` + `#passage-<index>`).",
                 ),
                 "categories": serializers.DictField(
                     child=serializers.JSONField(),
                     help_text="Per category found: `state` (the worst of its passages), "
-                    "`severity` (the worst), `passages`, `open_items`, `passage_index` and "
-                    "`url`. A category missing from a reviewed contract was not found in it.",
+                    "`severity` (the worst), `passages`, `open_items` and `passage_index` (the "
+                    "first passage in the worst state). A category missing from a reviewed "
+                    "contract was not found in it.",
                 ),
             },
             many=True,

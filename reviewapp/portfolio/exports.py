@@ -40,7 +40,7 @@ def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int, str | None]
     """What a grid cell says in a spreadsheet, and the page it links to."""
     if column.kind == "fact":
         fact = row["facts"].get(column.label)
-        return (fact["display"], fact["url"]) if fact else ("", None)
+        return (fact["display"], _passage_link(row, fact)) if fact else ("", None)
     if column.kind == "category":
         if row["review_status"] is None:
             return "", None
@@ -51,7 +51,7 @@ def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int, str | None]
         parts = [str(PassageState(state).label) if state else "", str(cell["severity"] or "")]
         if cell.get("open_items"):
             parts.append(_("%(n)s open") % {"n": cell["open_items"]})
-        return " · ".join(part for part in parts if part), cell["url"]
+        return " · ".join(part for part in parts if part), _passage_link(row, cell)
     if column.key == "status":
         return row["status_label"], None
     if column.key == "review_status":
@@ -59,6 +59,12 @@ def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int, str | None]
     if column.key == "open_items":
         return int(row["open_items"]), None
     return str(row.get(column.key) or ""), None
+
+
+def _passage_link(row: dict[str, Any], cell: dict[str, Any]) -> str:
+    """A cell's passage on the review page (the contract's page without one)."""
+    index = cell.get("passage_index")
+    return row["url"] if index is None else f"{row['url']}#passage-{index}"
 
 
 def grid_csv(grid: Grid, columns: Sequence[Column], *, base_url: str) -> bytes:

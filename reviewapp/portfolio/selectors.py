@@ -80,7 +80,7 @@ def portfolio_grid(*, matter_id: int, contract_ids: Sequence[int] | None = None)
     template = contract_url_template()
     contracts = _contracts(matter_id, contract_ids)
     facts = _facts(contracts)
-    flags = _flags(matter_id, contract_ids, template)
+    flags = _flags(matter_id, contract_ids)
     items_total = _open_items(matter_id, contract_ids)
     reruns = _latest_reruns(matter_id, contract_ids)
     context = _RowContext(items_total, reruns, _Labels(), template)
@@ -127,9 +127,7 @@ def _rank(field: str, order: Sequence[str]) -> Case:
     return Case(*whens, default=Value(len(order)), output_field=IntegerField())
 
 
-def _flags(
-    matter_id: int, contract_ids: Sequence[int] | None, template: str
-) -> dict[int, dict[str, Any]]:
+def _flags(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, dict[str, Any]]:
     """{contract id: {category: cell}} in one aggregate over the matter's firings."""
     firings = RuleFiring.objects.filter(review__contract__matter_id=matter_id)
     if contract_ids is not None:
@@ -157,7 +155,6 @@ def _flags(
         state_rank, passage_index = divmod(row["worst"], _INDEX_SPAN)
         contract_id = row["review__contract_id"]
         flags[contract_id][row["category"]] = {
-            "found": True,
             "state": STATE_RANK[state_rank] if state_rank < len(STATE_RANK) else None,
             "severity": SEVERITY_RANK[row["severity"]]
             if row["severity"] < len(SEVERITY_RANK)
@@ -165,7 +162,6 @@ def _flags(
             "passages": row["passages"],
             "open_items": row["open_items"],
             "passage_index": passage_index,
-            "url": passage_url(contract_id, passage_index, template),
         }
     return flags
 
@@ -193,7 +189,7 @@ def _fact_columns(names: set[str]) -> list[str]:
     return [*FACT_COLUMNS, *sorted(names - set(FACT_COLUMNS))]
 
 
-def _fact_cell(contract_id: int, fact: KeyFact, template: str) -> dict[str, Any]:
+def _fact_cell(fact: KeyFact) -> dict[str, Any]:
     value = fact.value
     sortable = value if isinstance(value, (str, int, float)) and value != "" else fact.display
     return {
@@ -201,7 +197,6 @@ def _fact_cell(contract_id: int, fact: KeyFact, template: str) -> dict[str, Any]
         "value": value,
         "sort": sortable,
         "passage_index": fact.passage_index,
-        "url": passage_url(contract_id, fact.passage_index, template),
     }
 
 
@@ -240,7 +235,7 @@ def _row(
     flags: dict[str, Any],
     context: _RowContext,
 ) -> dict[str, Any]:
-    contract_id, template = contract["id"], context.template
+    contract_id = contract["id"]
     rerun = context.reruns.get(contract_id)
     return {
         "contract_id": contract_id,
@@ -251,9 +246,9 @@ def _row(
         "comparison_url": reverse("portfolio-comparison", args=[contract_id, rerun])
         if rerun
         else None,
-        "facts": {name: _fact_cell(contract_id, fact, template) for name, fact in facts.items()},
+        "facts": {name: _fact_cell(fact) for name, fact in facts.items()},
         "categories": flags,
-        **_row_labels(contract, context.labels, template),
+        **_row_labels(contract, context.labels, context.template),
     }
 
 

@@ -45,11 +45,13 @@
   }
 
   // ---- cells ------------------------------------------------------------------------------
+  const passageUrl = (row, index) => (index == null ? row.url : `${row.url}#passage-${index}`);
+
   function cellData(row, column) {
     if (column.kind === "fact") {
       const fact = row.facts[column.label];
       return fact
-        ? { text: fact.display, sort: fact.sort, url: fact.url, title: fact.value == null ? "" : JSON.stringify(fact.value) }
+        ? { text: fact.display, sort: fact.sort, url: passageUrl(row, fact.passage_index), title: fact.value == null ? "" : JSON.stringify(fact.value) }
         : { text: "", sort: null };
     }
     if (column.kind === "category") {
@@ -61,7 +63,7 @@
       return {
         text: parts.filter(Boolean).join(" · "),
         sort: (STATE_RANK[cell.state] ?? 5) * 10 + (SEVERITY_RANK[cell.severity] ?? 5),
-        url: cell.url,
+        url: passageUrl(row, cell.passage_index),
         state: cell.state,
         severity: cell.severity,
       };
