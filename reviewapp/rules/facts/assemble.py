@@ -52,7 +52,8 @@ def find_facts(
         ours = name in found
         if found.get(name) is None and (not ours or _CJK.search(str(match.get("value", "")))):
             found[name] = _from_raw(name, match, passages)
-    if found.get(EXPIRATION_DATE) is None and raw and EXPIRATION_DATE in raw:
+    chinese_term = raw and _CJK.search(str(raw.get(EXPIRATION_DATE, {}).get("value", "")))
+    if found.get(EXPIRATION_DATE) is None and raw and chinese_term:
         found[EXPIRATION_DATE] = _term_from_raw(raw[EXPIRATION_DATE], passages, found)
     return {name: fact for name, fact in found.items() if fact is not None}
 
