@@ -190,39 +190,48 @@ def _views(contract_id: int) -> list[str]:
     ]
 
 
-def _measure(lawyer, contract_id: int, runs: int) -> dict[str, list[float]]:
+def _measure(lawyer, contract_id: int, runs: int) -> dict[str, list[tuple[float, float]]]:
     from django.test import Client
 
     client = Client()
     client.force_login(lawyer)
-    times: dict[str, list[float]] = {}
+    times: dict[str, list[tuple[float, float]]] = {}
     for query in _views(contract_id):
         url = f"/queue/?{query}"
         assert client.get(url).status_code == 200  # warm-up
         runs_of_view = []
         for _ in range(runs):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             response = client.get(url)
-            runs_of_view.append(time.perf_counter() - started)
+            runs_of_view.append((time.perf_counter() - started, time.process_time() - cpu))
             assert response.status_code == 200, response.status_code
         times[query or "(no filter)"] = runs_of_view
     return times
 
 
-def _report(times: dict[str, list[float]], items: int) -> int:
-    every = [t for view in times.values() for t in view]
-    for view, view_times in times.items():
-        p95 = statistics.quantiles(view_times, n=20, method="inclusive")[-1]
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1]
+
+
+def _report(times: dict[str, list[tuple[float, float]]], items: int) -> int:
+    """Wall time is the target; the CPU time of this process (Django's side, without the
+    database server) is printed beside it, because a shared machine inflates the former."""
+    for view, pairs in times.items():
+        wall, cpu = [w for w, _ in pairs], [c for _, c in pairs]
         print(
-            f"  {view:32} p50 {statistics.median(view_times) * 1000:4.0f} ms, "
-            f"p95 {p95 * 1000:4.0f} ms"
+            f"  {view:32} p50 {statistics.median(wall) * 1000:4.0f} ms, "
+            f"p95 {_p95(wall) * 1000:4.0f} ms (CPU p95 {_p95(cpu) * 1000:4.0f} ms)"
         )
-    p95 = statistics.quantiles(every, n=20, method="inclusive")[-1]
+    wall = [w for pairs in times.values() for w, _ in pairs]
+    cpu = [c for pairs in times.values() for _, c in pairs]
+    p95 = _p95(wall)
     verdict = "PASS" if p95 <= TARGET_P95_S else "MISS"
     print(
-        f"/queue/ with {items:,} open items: p50 {statistics.median(every) * 1000:.0f} ms, "
-        f"p95 {p95 * 1000:.0f} ms, max {max(every) * 1000:.0f} ms over {len(every)} requests "
-        f"(target p95 <= {TARGET_P95_S * 1000:.0f} ms): {verdict}"
+        f"/queue/ with {items:,} open items: p50 {statistics.median(wall) * 1000:.0f} ms, "
+        f"p95 {p95 * 1000:.0f} ms, max {max(wall) * 1000:.0f} ms over {len(wall)} requests; "
+        f"CPU p50 {statistics.median(cpu) * 1000:.0f} ms, p95 {_p95(cpu) * 1000:.0f} ms "
+        f"(target p95 <= {TARGET_P95_S * 1000:.0f} ms): {verdict}",
+        flush=True,
     )
     return 0 if verdict == "PASS" else 1
 
