@@ -1,15 +1,17 @@
 """A reviewer opens the portfolio grid of a matter with several reviewed contracts, in
 Chromium: a row fills in live as a document finishes, filter, sort, choose columns (kept
-across a reload), open a passage from a cell, export XLSX and read it back.
+across a reload), open a passage from a cell, export XLSX and read it back; and the issue's
+whole flow from a zip of 20 contracts dropped on the matter page.
 
-The contracts are uploaded through the normal upload service (`contract_upload`) and reviewed
-by a real Celery worker with the offline engine; the issue's zip intake is tested on its own.
+The first test uploads through the upload service (`contract_upload`); both are reviewed by a
+real Celery worker with the offline engine.
 """
 
 from __future__ import annotations
 
 import io
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -161,3 +163,55 @@ def test_reviewer_filters_sorts_chooses_columns_and_exports_the_grid(browser, tm
         assert "#passage-" in href
         link.click()
         page.wait_for_url(f"{url}{href}")
+
+
+def test_a_zip_of_twenty_contracts_fills_the_grid_which_filters_and_exports(browser, tmp_path):
+    """The issue's flow: a zip of 20 contracts through the matter page, the batch reaching 20
+    of 20, the grid filling in, a filter, and the XLSX export read back."""
+    names = [f"deal-{number:02}" for number in range(20)]
+    data_room = tmp_path / "data room.zip"
+    with zipfile.ZipFile(data_room, "w", zipfile.ZIP_DEFLATED) as archive:
+        for number, name in enumerate(names):
+            text = TEXT.format(
+                name=name.title(), day=1 + number, pricing=MFN if number % 2 else PLAIN, years=2
+            )
+            archive.writestr(f"Data room/{name}.txt", text)
+    passwords = demo_seed()
+    matter = Matter.objects.get(name=DEMO_MATTER)
+    with celery_worker(tmp_path / "worker.log"), web_server(tmp_path / "web.log") as url:
+        page = browser.new_page(accept_downloads=True)
+        sign_in(page, url, "reviewer", passwords["reviewer"])
+        page.goto(f"{url}/matters/{matter.pk}/")
+        page.wait_for_function("() => document.body?.dataset.live === 'connected'")
+        page.set_input_files("#file-input", str(data_room))
+        page.wait_for_function(
+            "() => { const b = document.querySelector('#intake-batches .intake-batch');"
+            " return b && b.dataset.total === '20' && b.dataset.done === '20'; }",
+            timeout=300_000,
+        )
+        page.click("#portfolio-grid-link")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#grid tbody tr[data-review-status]:not("
+            '[data-review-status=""])\').length === 20',
+            timeout=180_000,
+        )
+        page.fill("#grid-filter", "deal-07")
+        assert grid_names(page) == ["deal-07.txt"]
+        page.fill("#grid-filter", "")
+        mfn = "category:Most Favored Nation"
+        page.fill(f"#grid thead input.column-filter[data-key='{mfn}']", "not found")
+        assert grid_names(page) == [f"{name}.txt" for name in names[::2]]
+        with page.expect_download() as download:
+            page.click("#export-xlsx")
+        workbook = load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
+        facts = workbook["Facts"]
+        exported = sorted(facts.cell(row, 1).value for row in range(2, facts.max_row + 1))
+        assert exported == [f"{name}.txt" for name in names]
+        header = [cell.value for cell in facts[1]]
+        column = header.index("Most Favored Nation") + 1
+        flagged = {
+            facts.cell(row, 1).value
+            for row in range(2, facts.max_row + 1)
+            if facts.cell(row, column).value != "not found"
+        }
+        assert flagged == {f"{name}.txt" for name in names[1::2]}
