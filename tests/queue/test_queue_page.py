@@ -173,3 +173,14 @@ def test_the_queue_page_stays_under_its_query_bound(
     client.get("/queue/")
     with django_assert_max_num_queries(30):
         client.get("/queue/?severity=critical&mine=&overdue=&group=contract")
+
+
+def test_the_decision_says_what_is_decided_in_both_languages(client, lee, contracts):
+    review = contracts(1, "alpha.txt")
+    queue_item_claim(item_id=QueueItem.objects.get(review=review).pk, user=lee)
+    client.force_login(lee)
+    english = client.get("/queue/").content.decode()
+    assert "Clause acceptable" in english and "Clause not acceptable" in english
+    chinese = client.get("/queue/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "条款可接受" in chinese and "条款不可接受" in chinese
+    assert ">Accept<" not in english and ">Reject<" not in english
