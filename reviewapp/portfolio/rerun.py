@@ -44,11 +44,13 @@ from reviewapp.reviews.model_work import review_queue_model_work
 from reviewapp.reviews.models import (
     ActorKind,
     Draft,
+    DraftStatus,
     PassageTransition,
     Review,
     ReviewSnapshot,
     RuleFiring,
     Verification,
+    VerificationStatus,
 )
 from reviewapp.reviews.services import review_refresh_status
 from reviewapp.reviews.snapshot import snapshot_refresh
@@ -100,6 +102,11 @@ def contract_rerun(*, contract_id: int, user: Any = None) -> ReviewSnapshot:
     review = Review.objects.filter(contract=contract).select_related("playbook_version").first()
     if review is None:
         raise RerunRefused("NOT_REVIEWED", gettext("This contract has not been reviewed yet."))
+    if _model_work_running(review):
+        raise RerunRefused(
+            "BUSY",
+            gettext("The review is still being drafted or checked; re-run it when that is done."),
+        )
     new = _scan(contract)
     if new.version.pk == review.playbook_version_id and new.router_label == review.router_version:
         raise RerunRefused(
@@ -126,6 +133,14 @@ def contract_rerun(*, contract_id: int, user: Any = None) -> ReviewSnapshot:
         )
         transaction.on_commit(lambda: snapshot_refresh(review))
     return snapshot
+
+
+def _model_work_running(review: Review) -> bool:
+    """A draft or check still on its way would land on the replaced register."""
+    drafting = Draft.objects.filter(
+        review=review, status__in=(DraftStatus.QUEUED, DraftStatus.STREAMING)
+    ).exists()
+    return drafting or review.verifications.filter(status=VerificationStatus.QUEUED).exists()
 
 
 def _scan(contract: Contract) -> NewScan:

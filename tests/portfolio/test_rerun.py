@@ -18,7 +18,7 @@ from reviewapp.portfolio.models import MatterRerunItem, RerunItemStatus
 from reviewapp.portfolio.rerun import RerunRefused, contract_rerun
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.realtime.models import Event
-from reviewapp.reviews.models import Review, ReviewSnapshot, RuleFiring
+from reviewapp.reviews.models import Draft, DraftStatus, Review, ReviewSnapshot, RuleFiring
 from reviewapp.rules.services import playbook_version_create
 from tests.factories import STRICT
 from tests.portfolio.conftest import decide
@@ -144,6 +144,18 @@ def test_nothing_to_rerun_on_the_playbook_already_in_force(reviewer, review_cont
     with pytest.raises(RerunRefused) as refused:
         contract_rerun(contract_id=contract.pk, user=reviewer)
     assert refused.value.code == "CURRENT"
+    assert not ReviewSnapshot.objects.exists()
+
+
+def test_no_rerun_while_the_draft_is_still_being_written(
+    reviewer, strict_playbook, review_contract
+):
+    contract = review_contract()
+    Draft.objects.filter(review__contract=contract).update(status=DraftStatus.STREAMING)
+    playbook_version_create(playbook=strict_playbook, source=NEWER)
+    with pytest.raises(RerunRefused) as refused:
+        contract_rerun(contract_id=contract.pk, user=reviewer)
+    assert refused.value.code == "BUSY"
     assert not ReviewSnapshot.objects.exists()
 
 
