@@ -330,3 +330,37 @@ def test_a_redline_across_table_cells_reaches_the_file_as_a_comment_with_its_wor
     content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
     assert revisions(content) == []
     assert anchored(content, "Proposed wording (Uncapped Liability)") == "per hourTerm"
+
+
+def test_the_queue_pages_redline_panels_cost_the_same_queries_for_many_items(
+    client, matter, lawyer, django_capture_on_commit_callbacks
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from reviewapp.reviews.redlines import panels
+    from reviewapp.reviews.templatetags import redlines
+
+    active_playbook(organisation=matter.organisation, source=PLAYBOOK)
+    for n in range(6):
+        text = TEXT.replace("Notices.", f"Notices {n}.")
+        scanned(
+            ingested_contract(matter=matter, text=text, name=f"c{n}.txt"),
+            django_capture_on_commit_callbacks,
+        )
+    client.force_login(lawyer)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get("/queue/").content.decode()
+        assert page.count('class="card queue-item') == 12
+        return len(captured)
+
+    with_panels = queries()
+    original = redlines.panels_for
+    redlines.panels_for = lambda **_kwargs: panels.Panels([])
+    try:
+        without = queries()
+    finally:
+        redlines.panels_for = original
+    assert with_panels - without <= 6, (with_panels, without)

@@ -8,17 +8,20 @@ page costs a few queries per review, not per passage.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Count, Exists, F, OuterRef, Q, Window
+from django.db.models.functions import Substr
 from django.utils.translation import gettext as _
 
-from reviewapp.contracts.models import Passage, PassageState
+from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.reviews.models import Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.diff import Segment, redline_diff
 from reviewapp.reviews.redlines.models import Redline, RedlineSource
 from reviewapp.reviews.redlines.proposals import categories_of, proposal_for
-from reviewapp.reviews.redlines.selectors import redlines_for_review, user_may_edit_redlines
+from reviewapp.reviews.redlines.selectors import user_may_edit_redlines
 from reviewapp.rules.services import playbook_compiled
 
 PROPOSAL = "PROPOSAL"
@@ -47,15 +50,6 @@ class PassagePanel:
     rows: list[RedlineRow]
 
 
-@dataclass
-class _ReviewData:
-    review: Review
-    can_edit: bool
-    categories: dict[int, list[tuple[str, str]]]
-    verifications: dict[int, Verification]
-    redlines: dict[tuple[int, str], Redline]
-
-
 # The review page lists at most this many clauses (saved redlines first); the rest are a
 # click away in the queue, and the export carries every accepted one.
 PAGE_PANELS = 20
@@ -70,68 +64,145 @@ class Panels:
         return bool(self.panels)
 
 
+@dataclass
+class _PassageData:
+    categories: list[tuple[str, str]]
+    verification: Verification | None
+    redlines: dict[str, Redline]
+
+
+@dataclass
+class _Cache:
+    passages: dict[int, _PassageData] = field(default_factory=dict)
+    can_edit: dict[int, bool] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)  # passage id -> its clause
+
+
 def redline_panels(
-    *, request: Any, user: Any, review: Review | None, passage: Passage | None = None
+    *,
+    request: Any,
+    user: Any,
+    review: Review | None,
+    passage: Passage | None = None,
+    page_items: Sequence[tuple[Passage, Review]] = (),
 ) -> Panels:
     """The panel of `passage` (none if no routing rule flagged it); with no passage, the review
-    page's list: passages with a saved redline, then those waiting for a lawyer."""
+    page's list: passages with a saved redline, then those waiting for a lawyer.
+
+    `page_items` are the other (passage, review) pairs the page will ask for, e.g. a queue
+    page's items: they are read together with the first, in three queries for the page."""
     if review is None:
         return Panels([])
-    data = _review_data(request, user, review)
+    cache = _cache(request)
     if passage is not None:
-        return Panels([_panel(data, passage)] if data.categories.get(passage.pk) else [])
-    saved = {passage_id for passage_id, _category in data.redlines}
-    waiting = Passage.objects.filter(
-        pk__in=list(data.categories),
-        state__in=[PassageState.REJECTED, PassageState.NEEDS_HUMAN_REVIEW],
-    ).exclude(pk__in=saved)
-    chosen = [*Passage.objects.filter(pk__in=saved).order_by("index")]
-    chosen += list(waiting.order_by("index")[: max(PAGE_PANELS - len(chosen), 0)])
-    hidden = len(saved) + waiting.count() - len(chosen)
-    return Panels([_panel(data, p) for p in chosen if p.pk in data.categories], hidden)
+        if passage.pk not in cache.passages:
+            _load(cache, [(passage, review), *page_items])
+        if not _flagged(cache, passage):
+            return Panels([])
+        return Panels([_panel(cache, _can_edit(cache, user, review, passage), review, passage)])
+    return _review_list(cache, user, review)
 
 
-def _review_data(request: Any, user: Any, review: Review) -> _ReviewData:
+def _review_list(cache: _Cache, user: Any, review: Review) -> Panels:
+    """A fixed number of queries, whatever the contract's size and whether any clause shows."""
+    candidates = (
+        Passage.objects.filter(contract_id=review.contract_id)
+        .annotate(
+            has_redline=Exists(Redline.objects.filter(passage=OuterRef("pk"))),
+            flagged=Exists(RuleFiring.objects.filter(passage=OuterRef("pk"))),
+        )
+        .filter(
+            Q(has_redline=True)
+            | Q(flagged=True, state__in=[PassageState.REJECTED, PassageState.NEEDS_HUMAN_REVIEW])
+        )
+        .order_by("-has_redline", "index")
+    )
+    chosen = list(candidates.annotate(total=Window(Count("pk"))).defer("text")[:PAGE_PANELS])
+    total = chosen[0].total if chosen else 0  # type: ignore[attr-defined]
+    _load(cache, [(p, review) for p in chosen], ids=candidates.values("pk")[:PAGE_PANELS])
+    can_edit = _can_edit(cache, user, review, None)
+    panels = [_panel(cache, can_edit, review, p) for p in chosen if _flagged(cache, p)]
+    return Panels(panels, total - len(chosen))
+
+
+def _cache(request: Any) -> _Cache:
     cache = getattr(request, "_redline_panels", None) if request is not None else None
     if cache is None:
-        cache = {}
+        cache = _Cache()
         if request is not None:
             request._redline_panels = cache
-    if review.pk not in cache:
+    return cache
+
+
+def _flagged(cache: _Cache, passage: Passage) -> bool:
+    return bool(cache.passages[passage.pk].categories)
+
+
+def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = None) -> None:
+    """Rules, verifications, redlines and words of these passages, in four queries (`ids`, a
+    query of their ids, keeps the count fixed even when there are none)."""
+    reviews = {p.pk: r for p, r in pairs if p.pk not in cache.passages}
+    if not reviews and ids is None:
+        return
+    if ids is None:
+        ids = list(reviews)
+    firings: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for passage_id, category, rule_id in RuleFiring.objects.filter(passage_id__in=ids).values_list(
+        "passage_id", "category", "rule_id"
+    ):
+        firings[passage_id].append((category, rule_id))
+    verifications = {v.passage_id: v for v in Verification.objects.filter(passage_id__in=ids)}
+    redlines: dict[int, dict[str, Redline]] = defaultdict(dict)
+    for redline in Redline.objects.filter(passage_id__in=ids).select_related("accepted_by"):
+        redlines[redline.passage_id][redline.category] = redline
+    # Only the clauses' own words, not every contract's whole text.
+    clause = Substr("contract__text", F("start") + 1, F("end") - F("start"))
+    for passage_id, words in (
+        Passage.objects.filter(pk__in=ids).annotate(clause=clause).values_list("pk", "clause")
+    ):
+        cache.texts[passage_id] = words or ""
+    for passage_id, review in reviews.items():
         compiled = playbook_compiled(review.playbook_version)
-        firings: dict[int, list[tuple[str, str]]] = defaultdict(list)
-        for passage_id, category, rule_id in RuleFiring.objects.filter(review=review).values_list(
-            "passage_id", "category", "rule_id"
-        ):
-            firings[passage_id].append((category, rule_id))
-        categories = {pk: categories_of(compiled, rows) for pk, rows in firings.items()}
-        cache[review.pk] = _ReviewData(
-            review=review,
-            can_edit=user_may_edit_redlines(user=user, matter_id=review.contract.matter_id),
-            categories={pk: rows for pk, rows in categories.items() if rows},
-            verifications={v.passage_id: v for v in Verification.objects.filter(review=review)},
-            redlines={
-                (r.passage_id, r.category): r for r in redlines_for_review(review_id=review.pk)
-            },
+        cache.passages[passage_id] = _PassageData(
+            categories_of(compiled, firings.get(passage_id, [])),
+            verifications.get(passage_id),
+            redlines.get(passage_id, {}),
         )
-    return cache[review.pk]
 
 
-def _panel(data: _ReviewData, passage: Passage) -> PassagePanel:
-    text = data.review.contract.text[passage.start : passage.end]
+def _can_edit(cache: _Cache, user: Any, review: Review, passage: Passage | None) -> bool:
+    if passage is not None and Passage.contract.is_cached(passage):
+        matter_id = passage.contract.matter_id
+    elif Review.contract.is_cached(review):
+        matter_id = review.contract.matter_id
+    else:
+        matter_id = Contract.objects.values_list("matter_id", flat=True).get(pk=review.contract_id)
+    if matter_id not in cache.can_edit:
+        cache.can_edit[matter_id] = user_may_edit_redlines(user=user, matter_id=matter_id)
+    return cache.can_edit[matter_id]
+
+
+def _text(cache: _Cache, passage: Passage) -> str:
+    """The clause as the contract text holds it (the offsets' text, not the normalised one)."""
+    return cache.texts[passage.pk]
+
+
+def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> PassagePanel:
+    data = cache.passages[passage.pk]
+    text = _text(cache, passage)
     rows = []
-    for category, rule_id in data.categories[passage.pk]:
-        redline = data.redlines.get((passage.pk, category))
+    for category, rule_id in data.categories:
+        redline = data.redlines.get(category)
         if redline is not None:
             rows.append(_saved_row(redline))
             continue
         proposal = proposal_for(
-            compiled=playbook_compiled(data.review.playbook_version),
+            compiled=playbook_compiled(review.playbook_version),
             passage=passage,
             text=text,
             category=category,
             rule_id=rule_id,
-            verification=data.verifications.get(passage.pk),
+            verification=data.verification,
         )
         rows.append(
             RedlineRow(
@@ -145,7 +216,7 @@ def _panel(data: _ReviewData, passage: Passage) -> PassagePanel:
             )
         )
     label = passage.number or f"#{passage.index}"
-    return PassagePanel(data.review.pk, passage.pk, passage.index, label, data.can_edit, rows)
+    return PassagePanel(review.pk, passage.pk, passage.index, label, can_edit, rows)
 
 
 def _saved_row(redline: Redline) -> RedlineRow:

@@ -16,7 +16,22 @@ register = template.Library()
 def redline_panels(context: Any, review: Any, passage: Any = None) -> Panels:
     request = context.get("request")
     user = context.get("user") or getattr(request, "user", None)
-    return panels_for(request=request, user=user, review=review or None, passage=passage or None)
+    # On the queue page every item asks in turn: the first reads them all.
+    page_items = [
+        (entry["item"].passage, entry["item"].review)
+        for entry in context.get("entries") or ()
+        if isinstance(entry, dict) and hasattr(entry.get("item"), "passage")
+    ]
+    contract = context.get("contract")  # the review page's own contract: no query for it
+    if review and getattr(contract, "pk", None) == review.contract_id:
+        review.contract = contract
+    return panels_for(
+        request=request,
+        user=user,
+        review=review or None,
+        passage=passage or None,
+        page_items=page_items,
+    )
 
 
 @register.simple_tag(takes_context=True)
