@@ -353,7 +353,9 @@
     if (facts.length) {
       const dl = document.createElement("dl");
       dl.className = "facts";
-      facts.forEach(([name, value]) => dl.append(text("dt", "", name), text("dd", "", String(value))));
+      // A normalised fact comes as {display, ...}; an older draft's as plain text.
+      const shown = (value) => (value && typeof value === "object" && "display" in value ? value.display : String(value));
+      facts.forEach(([name, value]) => dl.append(text("dt", "", name), text("dd", "", shown(value))));
       box.append(dl);
     }
     if ((payload.flags || []).length) {
