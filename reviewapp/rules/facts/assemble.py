@@ -11,7 +11,7 @@ from typing import Any
 from .amounts import find_amounts
 from .dates import as_date, parse_date
 from .durations import add_duration, parse_duration
-from .finders import agreement_date, effective_date, expiration_date, governing_law
+from .finders import agreement_date, effective_date, governing_law
 from .jurisdictions import normalise_jurisdiction
 from .model import (
     AGREEMENT_DATE,
@@ -27,6 +27,7 @@ from .model import (
     PassageText,
 )
 from .parties import parties_from
+from .term import expiration_date
 
 # Our finders read English; for facts they cover, a playbook's match stands in only in Chinese.
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,0 +1,265 @@
+"""When the contract ends: an end date it names, one counted from its term ("for five (5) years
+from the Effective Date", ``computed``), or "perpetual"; and whether it renews itself.
+
+Read from the passages that state the term (a "Term" heading, "This Agreement shall commence ...
+and continue ..."), before any that merely speak of it. A term counted from an event the contract
+does not date (a launch, a first order) gives no expiration rather than a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .dates import as_date, find_dates
+from .durations import add_duration, find_durations, ordinal_number, word_number
+from .model import EFFECTIVE_DATE, EXPIRATION_DATE, PERPETUAL, Fact, PassageText
+
+_TERM_HEADING = re.compile(
+    r"\bterm\b|duration|period\s+of\s+(?:the\s+)?agreement|期限|有效期", re.I
+)
+_TERM_TEXT = re.compile(
+    r"\b(?:(?:initial\s+)?term\s+of\s+this\s+\w+|this\s+(?:agreement|contract)\s+(?:shall|will|is)\s+"
+    r"(?:continue|remain|expire|terminate|be\s+(?:effective|valid|in\s+effect)|valid|"
+    r"commence|have\s+a\s+term|run)|initial\s+term|(?:shall|will)\s+(?:expire|end|terminate)\s+(?:on|at)\b|"
+    r"the\s+term\s+(?:shall|will|is)|(?:termination|expiration|expiry)\s+date\s*:|"
+    r"\bterm\s+of\s+the\s+agreement\b|duration\s+of\s+this)",
+    re.IGNORECASE,
+)
+_PERPETUAL = re.compile(
+    r"in\s+perpetuity|\bperpetu\w*|indefinite(?:ly)?|"
+    r"(?:continue|remain)\w*\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?for\s+so\s+long\s+as|"
+    r"(?:until|unless\s+and\s+until)\s+(?:it\s+is\s+)?(?:terminated|either\s+party\s+terminates)|"
+    r"until\s+(?:such\s+time\s+as\s+)?(?:this\s+agreement\s+is\s+)?terminated|"
+    r"end\w*\s+on\s+the\s+\w+\s+day\s+(?:following|after)\s+(?:a\s+|the\s+)?(?:written\s+)?notice|"
+    r"until\s+(?:the\s+)?(?:expiration|expiry)\s+of\s+(?:the\s+)?(?:last|royalty)|until\s+termination|"
+    r"until\s+(?:either|one|a)\s+party\s+(?:gives|provides|serves)\s+(?:\w+\s+)?notice",
+    re.IGNORECASE,
+)
+_NOT_PERPETUAL = re.compile(
+    r"thereafter|after\s+the\s+(?:initial\s+|then[- ]current\s+)?term|licen[cs]e|right|obligation|"
+    r"survive",
+    re.IGNORECASE,
+)
+_PERIOD_DEFINED = re.compile(r"contract\s+year|calendar\s+quarter|fiscal|royalty|quarter", re.I)
+_END_CUE = re.compile(
+    r"(?:until|through|thru|to|expir\w*|terminat\w*|end\w*|ceas\w*|termination\s+date\s*:|"
+    r"in\s+no\s+event\s+later\s+than|"
+    r"expiration\s+date\s*:|conclud\w*)\s+(?:on|at|upon|as\s+of)?\s*"
+    r"(?:(?:11:59|midnight|12:00)[^,]{0,25},?\s*)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_ANCHOR = re.compile(
+    r"^\W{0,3}(?:(?:full\s+)?(?:calendar\s+|contract\s+)?(?:years?|months?)\s+)?"
+    r"(?:(?:from|after|following|of|commencing\s+(?:on|with)|beginning\s+(?:on|with)|as\s+of)\s+)"
+    r"(?:the\s+)?(?P<anchor>[^.;,()]{0,60})",
+    re.IGNORECASE,
+)
+_EFFECTIVE_ANCHOR = re.compile(r"^(?:effective|commencement|start)\s+date|^execution", re.I)
+_AGREEMENT_ANCHOR = re.compile(
+    r"^(?:date\s+(?:hereof|of\s+this\s+(?:agreement|document)|first\s+(?:above\s+)?(?:written|set\s+forth|stated))|"
+    r"date\s+of\s+(?:execution|signing)|"
+    r"date\s+(?:on\s+which\s+)?this\s+agreement|signing|execution\s+(?:date|of\s+this))",
+    re.IGNORECASE,
+)
+_RENEWS = re.compile(
+    r"(?:automatic\w*|successive|renew\w*|extended\s+for)\s+[^.;]{0,60}?(?:renew\w*|periods?|terms?|years?)",
+    re.IGNORECASE,
+)
+_TERM_DURATION_CUE = re.compile(
+    r"\b(?:agreement|term|contract)\b[^.;]{0,100}(?:for|of|be|continue|remain|valid|expire|end|"
+    r"until|terminate|is|thereafter)\s+"
+    r"(?:(?:a|an|the|initial|period|term|of|further|full|for|on|date)\s+){0,4}$",
+    re.IGNORECASE,
+)
+_NOT_TERM_DURATION = re.compile(
+    r"renew|extend|additional|successive|surviv|within|month[- ]to[- ]month|after\s+the\s+initial|"
+    r"after\s+(?:the\s+)?"
+    r"(?:expiration|termination)",
+    re.IGNORECASE,
+)
+_AFTER_TERM = re.compile(
+    r"^\W{0,3}(?:thereafter|after\s+(?:the\s+)?(?:expiration|termination))", re.I
+)
+_MAX_TERM_PASSAGES = 4
+_TERM_STATED = re.compile(
+    r"(?:\bterm\s+of\s+th(?:is|e)\s+\w+|\bthis\s+(?:agreement|contract)|\binitial\s+term|"
+    r"[\"“](?:term|contract\s+period|agreement\s+period)[\"”]\s+"
+    r"(?:shall\s+)?means?|duration\s+of\s+this)[^.;]{0,120}?(?:commenc\w*|continue|remain|expire|"
+    r"be\s+for|is\s+for|shall\s+be|end|terminat\w*|valid|in\s+(?:full\s+)?(?:force|effect))",
+    re.IGNORECASE,
+)
+
+
+def expiration_date(
+    passages: Sequence[PassageText], effective: Fact | None, agreement: Fact | None
+) -> Fact | None:
+    """When the contract ends: a date it names, a date computed from "for N years from the
+    Effective Date" (``computed``), or "perpetual"; ``renews`` when it renews itself."""
+    stating = _stating_passages(passages)
+    for passage in _term_passages(passages):
+        fact = _expiration_in(passage, effective, agreement, passage.index in stating)
+        if fact is not None:
+            return fact
+    return None
+
+
+def _stating_passages(passages: Sequence[PassageText]) -> set[int]:
+    return {
+        p.index
+        for p in passages
+        if _TERM_HEADING.search(_last_heading(p)) or _TERM_STATED.search(p.text)
+    }
+
+
+def _term_passages(passages: Sequence[PassageText]) -> list[PassageText]:
+    """The passages that state the term first (a "Term" heading, "This Agreement shall commence
+    ... and continue ..."), then any that speak of it."""
+    clauses = [p for p in passages if not getattr(p, "is_heading", False)]
+    by_heading = [p for p in clauses if _TERM_HEADING.search(_last_heading(p))]
+    stating = [p for p in clauses if _TERM_STATED.search(p.text)]
+    by_text = [p for p in clauses if _TERM_TEXT.search(p.text)]
+    return list(dict.fromkeys([*by_heading[:_MAX_TERM_PASSAGES], *stating, *by_text]))
+
+
+def _last_heading(passage: PassageText) -> str:
+    return (passage.heading or "").rsplit(">", 1)[-1]
+
+
+def _expiration_in(
+    passage: PassageText, effective: Fact | None, agreement: Fact | None, stating: bool
+) -> Fact | None:
+    text = passage.text
+    renews = bool(_RENEWS.search(text))
+    for found in find_dates(text):
+        before = text[max(0, found.start - 120) : found.start]
+        if found.complete and _END_CUE.search(before[-40:]) and not _PERIOD_DEFINED.search(before):
+            return Fact(
+                EXPIRATION_DATE, found.value, found.text, passage.index, found.text,
+                {"computed": False, "renews": renews},
+            )  # fmt: skip
+    computed = _computed_end(passage, effective, agreement, renews)
+    if computed is not None:
+        return computed
+    perpetual = next(
+        (
+            m
+            for m in _PERPETUAL.finditer(text)
+            if not _NOT_PERPETUAL.search(text[: m.start()][-100:])
+        ),
+        None,
+    )
+    if perpetual is not None and stating:
+        return Fact(
+            EXPIRATION_DATE, PERPETUAL, "Perpetual", passage.index, perpetual.group(0),
+            {"computed": False, "renews": renews},
+        )  # fmt: skip
+    return None
+
+
+def _computed_end(
+    passage: PassageText, effective: Fact | None, agreement: Fact | None, renews: bool
+) -> Fact | None:
+    text = passage.text
+    for found in find_durations(text):
+        before = text[max(0, found.start - 120) : found.start]
+        if (
+            found.value[-1] not in "YM"
+            or not _TERM_DURATION_CUE.search(before)
+            or _NOT_TERM_DURATION.search(before[-60:])
+            or _AFTER_TERM.search(text[found.end : found.end + 30])
+        ):
+            continue
+        start_fact = _stated_start(before) or _anchor_fact(
+            text[found.end : found.end + 90], effective, agreement
+        )
+        return _computed(passage, found.text, found.value, start_fact, renews)
+    return _anniversary_end(passage, effective, agreement, renews)
+
+
+_STARTS_ON = re.compile(
+    r"(?:commenc\w*|begin\w*|start\w*|effective)\s+(?:on|as\s+of|from)\s+(?:the\s+)?$", re.I
+)
+
+
+def _stated_start(before: str) -> Fact | None:
+    """ "shall begin on January 1, 2000 and continue for five years": the term counts from there."""
+    for found in find_dates(before):
+        if _STARTS_ON.search(before[max(0, found.start - 30) : found.start]):
+            return Fact(EFFECTIVE_DATE, found.value, found.text)
+    return None
+
+
+def _anchor_fact(after: str, effective: Fact | None, agreement: Fact | None) -> Fact | None:
+    anchor = _ANCHOR.search(after)
+    if anchor is None:
+        return effective or agreement
+    named = anchor.group("anchor")
+    if _AGREEMENT_ANCHOR.search(named):
+        return agreement or effective
+    if _EFFECTIVE_ANCHOR.search(named):
+        return effective or agreement
+    return None  # from a launch, a first order, ...: not a date the contract gives
+
+
+_ANNIVERSARY = re.compile(
+    r"(?P<count>[\w-]+(?:\s*\(\d+(?:st|nd|rd|th)?\))?)(?:[\s-]+years?)?\s+anniversary\s+of\s+"
+    r"(?:the\s+)?",
+    re.IGNORECASE,
+)
+
+
+_ANNIVERSARY_CUE = re.compile(
+    r"(?:until|through|expir\w*|terminat\w*|end\w*|conclud\w*)\s+(?:on\s+|at\s+|upon\s+)?(?:the\s+)?"
+    r"(?:day\s+(?:prior|before)\s+(?:to\s+)?(?:the\s+)?)?$",
+    re.IGNORECASE,
+)
+
+
+def _anniversary_years(words: str) -> int | None:
+    digits = re.search(r"\((\d+)", words)
+    if digits:
+        return int(digits.group(1))
+    return ordinal_number(words) or word_number(words.split()[0])
+
+
+def _anniversary_end(
+    passage: PassageText, effective: Fact | None, agreement: Fact | None, renews: bool
+) -> Fact | None:
+    match = next(
+        (
+            m
+            for m in _ANNIVERSARY.finditer(passage.text)
+            if _ANNIVERSARY_CUE.search(passage.text[max(0, m.start() - 40) : m.start()])
+        ),
+        None,
+    )
+    if match is None:
+        return None
+    years = _anniversary_years(match.group("count"))
+    start_fact = _anchor_fact(
+        "of " + passage.text[match.end() : match.end() + 80], effective, agreement
+    )
+    if not years:
+        return None
+    return _computed(passage, match.group(0).strip(), f"P{years}Y", start_fact, renews)
+
+
+def _computed(
+    passage: PassageText, quote: str, term: str, start_fact: Fact | None, renews: bool
+) -> Fact | None:
+    """The end of a term counted from a date: whole, or as partial as the start when the
+    contract leaves its day blank ("____ 2019" plus three years is 2022)."""
+    if start_fact is None or not isinstance(start_fact.value, str):
+        return None
+    start = as_date(start_fact.value)
+    if start is not None:
+        end = add_duration(start, term)
+        value, display = end.isoformat(), f"{end:%B} {end.day}, {end.year}"
+    elif term.endswith("Y") and re.fullmatch(r"\d{4}(?:-\d\d)?", start_fact.value):
+        year = int(start_fact.value[:4]) + int(term[1:-1])
+        value = display = f"{year}{start_fact.value[4:]}"
+    else:
+        return None
+    extra = {"computed": True, "term": term, "from": start_fact.name, "renews": renews}
+    return Fact(EXPIRATION_DATE, value, display, passage.index, quote, extra)
