@@ -3,12 +3,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.utils import translation
 
 from reviewapp.accounts.models import Matter, Membership, Organisation, OrganisationMember, Role
 
 ROOT = Path(__file__).resolve().parent.parent
 CUAD_DIR = ROOT.parent / "shared" / "data" / "cuad"
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """A test that switches to Chinese (a request, a command) leaves the next one in English."""
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture

@@ -11,6 +11,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
@@ -28,6 +30,7 @@ from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFir
 from reviewapp.reviews.output_rules import draft_flags
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.rules.engine import key_facts_find
+from reviewapp.rules.labels import contract_type_label
 from reviewapp.rules.services import playbook_compiled
 
 COALESCE_S = 0.05  # deltas reach the browser at most every ~50 ms
@@ -241,6 +244,25 @@ def draft_instructions(review: Review) -> str:
     return "\n".join(lines)
 
 
+LANGUAGE_OF_CONTRACT = {"zh": "zh-hans", "en": "en"}
+
+
+def offline_summary(counts: dict[str, Any]) -> str:
+    """The offline draft's summary in the active language (pages show it in the reader's)."""
+    return gettext(
+        "Contract (type: %(kind)s) of %(pages)s page(s) in %(passages)s passages; trigger rules "
+        "flagged %(flagged)s passage(s) in %(categories)s categories. Assembled by the offline "
+        "engine from the playbook; no language model was used."
+    ) % {**counts, "kind": contract_type_label(counts.get("type") or "")}
+
+
+def draft_summary(draft: Draft) -> str:
+    """What the review page shows: an offline summary in the reader's language, a model's as
+    the model wrote it."""
+    counts = draft.data.get("summary_counts")
+    return offline_summary(counts) if counts else str(draft.data.get("summary", ""))
+
+
 def offline_draft(review: Review) -> dict[str, Any]:
     """A draft without a model: fact extractors plus the playbook's position for each category
     a routing rule flagged (secondary rules only add questions for the verifier)."""
@@ -266,24 +288,18 @@ def offline_draft(review: Review) -> dict[str, Any]:
                 "recommendation": rule.standard_position or rule.question,
             }
         )
-    flagged = sum(1 for p in passages if p.state != PassageState.CONFIRMED)
-    kind = contract.contract_type or "contract"
-    categories = len({i["title"] for i in issues})
-    if contract.language == "zh":  # the draft speaks the contract's language, like its playbook
-        summary = (
-            f"合同（类型：{contract.contract_type or '未识别'}），共 {contract.page_count} 页、"
-            f"{len(passages)} 个段落；触发规则标记了 "
-            f"{flagged} 个段落，涉及 {categories} 个类别。由离线引擎根据规则手册生成，"
-            "未使用语言模型。"
-        )
-    else:
-        summary = (
-            f"{kind} of {contract.page_count} page(s) in {len(passages)} passages; trigger "
-            f"rules flagged {flagged} passage(s) in {categories} categories. Assembled by the "
-            "offline engine from the playbook; no language model was used."
-        )
+    counts = {
+        "type": contract.contract_type,
+        "pages": contract.page_count,
+        "passages": len(passages),
+        "flagged": sum(1 for p in passages if p.state != PassageState.CONFIRMED),
+        "categories": len({i["title"] for i in issues}),
+    }
+    with translation.override(LANGUAGE_OF_CONTRACT.get(contract.language, "en")):
+        summary = offline_summary(counts)  # stored in the contract's language, for exports
     return {
         "summary": summary,
+        "summary_counts": counts,
         "key_facts": {name: fact.as_dict() for name, fact in facts.items()},
         "issues": issues,
     }

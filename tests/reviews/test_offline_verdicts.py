@@ -114,7 +114,7 @@ def test_offline_draft_of_a_chinese_contract_is_written_in_chinese(matter):
     text = "技术服务合同\n\n第一条 违约责任\n任何一方违约的，应支付合同总金额百分之二十的违约金。\n"
     review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
     draft = offline_draft(review)
-    assert draft["summary"].startswith("合同（类型：Service）")
+    assert draft["summary"].startswith("合同（类型：服务）")
     assert "离线引擎" in draft["summary"]
     assert "Liquidated Damages" in {issue["title"] for issue in draft["issues"]}
 
