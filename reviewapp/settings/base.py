@@ -409,6 +409,8 @@ QUEUE_SLA_HOURS = {
     "medium": env_float("QUEUE_SLA_MEDIUM_H", 72.0, minimum=0.1),
     "low": env_float("QUEUE_SLA_LOW_H", 168.0, minimum=0.1),
 }
+# Seconds during which a lawyer may take back their own queue decision (0: never).
+QUEUE_UNDO_WINDOW_S = env_int("QUEUE_UNDO_WINDOW_S", 30, minimum=0)
 VERIFY_BATCH_SIZE = env_int("VERIFY_BATCH_SIZE", 8, minimum=1)
 # Contracts longer than this (characters of passage text) go to the model in chunks.
 LLM_CONTEXT_CHARS = env_int("LLM_CONTEXT_CHARS", 400_000, minimum=200)
@@ -435,5 +437,3 @@ LOGGING = {
         "pikepdf": {"level": "WARNING"},
     },
 }
-# Seconds during which a lawyer may take back their own queue decision (0: never).
-QUEUE_UNDO_WINDOW_S = env_int("QUEUE_UNDO_WINDOW_S", 30, minimum=0)
