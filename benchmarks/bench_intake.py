@@ -9,6 +9,9 @@ starts a worker on the ingest, model, default and ocr queues (``--concurrency`` 
 every contract has ended its ingestion and has its review with the offline engine (trigger scan
 done; its draft, if one was queued, complete or failed).
 
+The worker's CPU time is reported too: the machine is often shared, and CPU seconds divided by
+the worker processes is what the run would take on idle cores.
+
 Uses DATABASE_URL and REDIS_URL when set (give it a database and a Redis db of its own), else a
 throw-away SQLite file and an embedded Redis. Target: at most 10 minutes for 300 PDFs.
 """
@@ -19,6 +22,7 @@ import argparse
 import io
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -143,12 +147,22 @@ def run(count: int, concurrency: int, timeout_s: float) -> int:
             from tests.processes import stop
 
             stop(worker)
+        # The worker and its pool, once they have exited: what the work cost in CPU time.
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_s = usage.ru_utime + usage.ru_stime
         if not now["finished"]:
             print("worker log (end):\n" + (work / "worker.log").read_text()[-3000:])
-    return report(count, concurrency, elapsed, now)
+    return report(count, concurrency, elapsed, now, cpu_s)
 
 
-def report(count: int, concurrency: int, elapsed: float, now: dict[str, int | bool]) -> int:
+def report(
+    count: int, concurrency: int, elapsed: float, now: dict[str, int | bool], cpu_s: float
+) -> int:
+    load = os.getloadavg()[0]
+    print(
+        f"worker CPU {cpu_s:.0f} s ({cpu_s / max(count, 1):.2f} s a contract); on {concurrency} "
+        f"idle cores that is about {cpu_s / concurrency:.0f} s; load average now {load:.1f}"
+    )
     print(
         f"{count} PDFs, worker concurrency {concurrency}: {now['done']} of {now['total']} "
         f"ingested or failed ({now['failed']} failed), {now['reviewed']} reviewed, "
