@@ -30,8 +30,12 @@ GridSerializer = inline_serializer(
                 "key": serializers.CharField(
                     help_text="`status`, `fact:<name>` or `category:<name>`"
                 ),
-                "label": serializers.CharField(),
+                "label": serializers.CharField(help_text="in the reader's language"),
                 "kind": serializers.ChoiceField(choices=["field", "fact", "category"]),
+                "name": serializers.CharField(
+                    help_text="a fact's or category's own name, the key into a row's `facts` "
+                    "or `categories` (empty for a field)"
+                ),
             },
             many=True,
         ),

@@ -39,16 +39,17 @@ MAX_WIDTH = 60
 def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int, str | None]:
     """What a grid cell says in a spreadsheet, and the page it links to."""
     if column.kind == "fact":
-        fact = row["facts"].get(column.label)
+        fact = row["facts"].get(column.name or column.label)
         return (fact["display"], _passage_link(row, fact)) if fact else ("", None)
     if column.kind == "category":
         if row["review_status"] is None:
             return "", None
-        cell = row["categories"].get(column.label)
+        cell = row["categories"].get(column.name or column.label)
         if cell is None:
             return _("not found"), None
         state = cell["state"]
-        parts = [str(PassageState(state).label) if state else "", str(cell["severity"] or "")]
+        severity = cell.get("severity_label") or cell["severity"] or ""
+        parts = [str(PassageState(state).label) if state else "", str(severity)]
         if cell.get("open_items"):
             parts.append(_("%(n)s open") % {"n": cell["open_items"]})
         return " · ".join(part for part in parts if part), _passage_link(row, cell)

@@ -34,6 +34,7 @@ from reviewapp.portfolio.ranks import SEVERITY_RANK, STATE_RANK, worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.reviews.key_facts import KeyFact, facts_from_data
 from reviewapp.reviews.models import Draft, ReviewSnapshot, ReviewStatus, RuleFiring
+from reviewapp.rules.labels import category_label, severity_label
 
 # The facts a due-diligence grid opens with (CUAD category names), in this order; facts of
 # other names follow, alphabetically.
@@ -159,6 +160,9 @@ def _flags(matter_id: int, contract_ids: Sequence[int] | None) -> dict[int, dict
             "severity": SEVERITY_RANK[row["severity"]]
             if row["severity"] < len(SEVERITY_RANK)
             else None,
+            "severity_label": severity_label(SEVERITY_RANK[row["severity"]])
+            if row["severity"] < len(SEVERITY_RANK)
+            else "",
             "passages": row["passages"],
             "open_items": row["open_items"],
             "passage_index": passage_index,
@@ -255,8 +259,9 @@ def _row(
 @dataclass(frozen=True)
 class Column:
     key: str  # "status", "fact:<name>" or "category:<name>"
-    label: str
+    label: str  # in the reader's language
     kind: str  # "field", "fact" or "category"
+    name: str = ""  # a fact's or category's own name: the key into a row's facts or categories
 
 
 def grid_columns(grid: Grid) -> list[Column]:
@@ -266,8 +271,10 @@ def grid_columns(grid: Grid) -> list[Column]:
         Column("playbook_version", _("Playbook"), "field"),
         Column("open_items", _("Open items"), "field"),
     ]
-    facts = [Column(f"fact:{name}", name, "fact") for name in grid.facts]
-    categories = [Column(f"category:{name}", name, "category") for name in grid.categories]
+    facts = [Column(f"fact:{n}", category_label(n), "fact", n) for n in grid.facts]
+    categories = [
+        Column(f"category:{n}", category_label(n), "category", n) for n in grid.categories
+    ]
     return [*fixed, *facts, *categories]
 
 

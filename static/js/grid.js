@@ -49,16 +49,16 @@
 
   function cellData(row, column) {
     if (column.kind === "fact") {
-      const fact = row.facts[column.label];
+      const fact = row.facts[column.name || column.label];
       return fact
         ? { text: fact.display, sort: fact.sort, url: passageUrl(row, fact.passage_index), title: fact.value == null ? "" : JSON.stringify(fact.value) }
         : { text: "", sort: null };
     }
     if (column.kind === "category") {
       if (row.review_status == null) return { text: "", sort: null };
-      const cell = row.categories[column.label];
+      const cell = row.categories[column.name || column.label];
       if (!cell) return { text: gettext("not found"), sort: 9e6, empty: true };
-      const parts = [STATE_LABEL[cell.state] || cell.state || "", cell.severity || ""];
+      const parts = [STATE_LABEL[cell.state] || cell.state || "", cell.severity_label || cell.severity || ""];
       if (cell.open_items) parts.push(interpolate(gettext("%(n)s open"), { n: cell.open_items }, true));
       return {
         text: parts.filter(Boolean).join(" · "),
@@ -160,6 +160,8 @@
     if (data.state) td.dataset.state = data.state;
     if (data.severity) td.dataset.severity = data.severity;
     if (data.empty) td.classList.add("not-found");
+    // The contract's own words and names: not for translation (nor for the Chinese pass).
+    if (column.kind === "fact" || column.key === "playbook_version") td.setAttribute("translate", "no");
     if (data.url && data.text) {
       const link = document.createElement("a");
       link.href = data.url;
@@ -204,6 +206,7 @@
       tr.dataset.reviewStatus = row.review_status || "";
       const name = tr.insertCell();
       name.dataset.key = "name";
+      name.setAttribute("translate", "no");
       const link = document.createElement("a");
       link.href = row.url;
       link.textContent = row.name;

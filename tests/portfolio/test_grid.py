@@ -88,7 +88,9 @@ def test_the_rows_endpoint_serves_members_only(
     client.force_login(reviewer)
     data = client.get(url).json()
     assert [row["contract_id"] for row in data["rows"]] == [contract.pk]
-    assert {"key": "fact:Parties", "label": "Parties", "kind": "fact"} in data["columns"]
+    assert {"key": "fact:Parties", "label": "Parties", "kind": "fact", "name": "Parties"} in (
+        data["columns"]
+    )
     one = client.get(url, {"contract": contract.pk}).json()
     assert len(one["rows"]) == 1
     assert client.get(url, {"contract": "x"}).status_code == 400

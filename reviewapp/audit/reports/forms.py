@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from reviewapp.audit.reports.figures import ReportChoices
 from reviewapp.audit.reports.filters import ReportFilters
 from reviewapp.reviews.models import Engine
+from reviewapp.rules.labels import category_label
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 3 * 366
@@ -47,7 +48,8 @@ class ReportFilterForm(forms.Form):
         self._offer("matter", _labelled(choices.matters), _("All matters"))
         self._offer("reviewer", _labelled(choices.reviewers), _("Anyone"))
         self._offer("lawyer", _labelled(choices.lawyers), _("Anyone"))
-        self._offer("category", [(c, c) for c in choices.categories], _("All categories"))
+        categories = [(c, category_label(c)) for c in choices.categories]
+        self._offer("category", categories, _("All categories"))
         self._offer("rule", [(r, r) for r in choices.rules], _("All rules"))
 
     def _offer(self, name: str, pairs: list[tuple[str, str]], everyone: Any) -> None:

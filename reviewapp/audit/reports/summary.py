@@ -17,6 +17,7 @@ from reviewapp.audit.reports.figures import (
     percent,
 )
 from reviewapp.contracts.models import PassageState
+from reviewapp.rules.labels import state_label
 
 Raw = int | float | Decimal | str | None
 
@@ -95,7 +96,11 @@ def _contracts(report: Report) -> Section:
 
 def _passages(p: PassageFigures) -> Section:
     states = [
-        _count(f"passages_{state.lower()}", _("Now %(state)s") % {"state": state}, p.states[state])
+        _count(
+            f"passages_{state.lower()}",
+            _("Now %(state)s") % {"state": state_label(state)},
+            p.states[state],
+        )
         for state in PassageState.values
     ]
     return Section(
@@ -133,7 +138,11 @@ def _verifications(outcomes: dict[str, int]) -> Section:
     return Section(
         _("Verification outcomes"),
         [
-            _count(f"verifications_{key.lower()}", key, outcomes.get(key, 0))
+            _count(
+                f"verifications_{key.lower()}",
+                _("Still queued") if key == "QUEUED" else state_label(key),
+                outcomes.get(key, 0),
+            )
             for key in keys
             if key != PassageState.PENDING
         ],

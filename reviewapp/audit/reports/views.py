@@ -14,6 +14,7 @@ from reviewapp.audit.reports.figures import Report, ReportChoices
 from reviewapp.audit.reports.forms import ReportFilterForm
 from reviewapp.audit.reports.selectors import report_build
 from reviewapp.audit.reports.summary import report_summary
+from reviewapp.rules.labels import category_label
 from reviewapp.rules.selectors import organisations_administered
 
 
@@ -40,7 +41,9 @@ def reports_page(request: HttpRequest) -> HttpResponse:
             "sections": report_summary(report),
             "series_chart": column_chart(report.series),
             "rule_chart": bar_chart([(row.rule_id, row.hits) for row in report.rules]),
-            "category_chart": bar_chart(report.categories),
+            "category_chart": bar_chart(
+                [(category_label(name), hits) for name, hits in report.categories]
+            ),
         }
     return render(request, "reports/reports.html", context, status=200 if report else 400)
 
