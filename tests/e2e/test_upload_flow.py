@@ -58,8 +58,12 @@ def test_reviewer_uploads_pdf_and_sees_passages_with_pages(browser, cuad_dir, tm
         page.wait_for_selector("ol.passages li")
         contract = Contract.objects.get(original_name=pdf.name)
         assert contract.status == DocumentStatus.INGESTED
-        assert page.locator("ol.passages li").count() == contract.passages.count()
+        # The list comes in windows (the first 40 passages); a deep link reaches the last one.
+        total = contract.passages.count()
+        assert page.locator("ol.passages li").count() == min(total, 40)
         assert page.locator("ol.passages li .page").first.inner_text() == "p. 1"
-        last_page = contract.passages.order_by("-index").first().page
-        assert last_page > 1
-        assert page.locator(f"ol.passages li .page:text-is('p. {last_page}')").count() >= 1
+        last = contract.passages.order_by("-index").first()
+        assert last.page > 1
+        page.goto(f"{page.url.split('#')[0].split('?')[0]}?passage={last.index}")
+        page.wait_for_selector(f"#passage-{last.index}")
+        assert page.locator(f"#passage-{last.index} .page").inner_text() == f"p. {last.page}"
