@@ -86,17 +86,24 @@ def _handled(error: BaseException) -> bool:
     return isinstance(error, RetrySoon | MaybeRetryable)
 
 
+def _after(error: Exception, attempt: int, give_up: GiveUp) -> tuple[Retry | None, Any]:
+    """The policy's answer to ``error``: a retry to make, or what giving up returned. An error
+    the policy does not know is raised again."""
+    if not _handled(error):
+        raise error
+    retry = next_attempt(error, attempt)
+    return (retry, None) if retry is not None else (None, give_up(error))
+
+
 def run_in_task(task: Task, run: Callable[[], Any], *, give_up: GiveUp) -> Any:
     """Run model work in a Celery task; on a retryable error the task is queued again."""
     attempt = int(task.request.retries or 0)
     try:
         return run()
     except Exception as error:
-        if not _handled(error):
-            raise
-        retry = next_attempt(error, attempt)
+        retry, given_up = _after(error, attempt, give_up)
         if retry is None:
-            return give_up(error)
+            return given_up
         retries = attempt + 1 if retry.counts else attempt
         return _requeue(task, retries, countdown=retry.delay_s, error=error)
 
@@ -116,10 +123,8 @@ def run_in_process(run: Callable[[], Any], *, give_up: GiveUp) -> Any:
         try:
             return run()
         except Exception as error:
-            if not _handled(error):
-                raise
-            retry = next_attempt(error, attempt)
+            retry, given_up = _after(error, attempt, give_up)
             if retry is None:
-                return give_up(error)
+                return given_up
             time.sleep(retry.delay_s)
             attempt += int(retry.counts)

@@ -62,6 +62,15 @@ def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes
         "--queues", "ingest,model,default", "--concurrency", "1", "--without-gossip",
         "--without-mingle", "--hostname", f"test-{os.getpid()}-{time.monotonic_ns()}@%h",
     ]  # fmt: skip
+    with _child(command, log_path, env) as process:
+        yield process
+
+
+@contextmanager
+def _child(
+    command: list[str], log_path: Path, env: dict[str, str]
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A process of the app's own, in its own session, logging to ``log_path``; stopped after."""
     with log_path.open("ab") as log:
         process = subprocess.Popen(
             command, cwd=ROOT, env=child_env(**env), stdout=log, stderr=log, start_new_session=True
@@ -78,14 +87,8 @@ def celery_beat(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]
     schedule = log_path.with_suffix(".schedule")
     command = [sys.executable, "-m", "celery", "-A", "reviewapp", "beat", "--loglevel", "INFO",
                "--schedule", str(schedule)]  # fmt: skip
-    with log_path.open("ab") as log:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=child_env(**env), stdout=log, stderr=log, start_new_session=True
-        )
-    try:
+    with _child(command, log_path, env) as process:
         yield process
-    finally:
-        stop(process)
 
 
 @contextmanager

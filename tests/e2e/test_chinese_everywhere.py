@@ -50,7 +50,8 @@ other party.
 
 SAME_IN_CHINESE = {
     "API", "PDF", "DOCX", "CSV", "XLSX", "JSON", "Word", "Excel", "Claude", "Clausewise",
-    "OCR", "SLA", "URL", "HTTPS", "ISO", "MFN", "CUAD", "Tesseract", "OCRmyPDF", "TXT", "zip", "docx", "UTC", "UTF", "Token",
+    "OCR", "SLA", "URL", "HTTPS", "ISO", "MFN", "CUAD", "Tesseract", "OCRmyPDF", "TXT", "zip",
+    "docx", "UTC", "UTF", "Token",
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
 # Inside a translated sentence: quoted contract words and rule ids (identifiers, like code).

@@ -13,6 +13,8 @@ SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}
 def severity_rank(severity: str) -> int:
     """Rank of a severity, most urgent 0; an unknown one sorts last."""
     return SEVERITY_RANK.get(severity, len(SEVERITIES))
+
+
 ACTIONS = ("verify", "human", "reject")
 SCOPES = ("passage", "heading", "either")
 LANGUAGES = ("en", "zh")
