@@ -51,9 +51,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("reviewapp.rules.selectors", "reviews"): (
         "hit counts read RuleFiring: reviews should provide the count"
     ),
-    ("reviewapp.reviews.exports.selectors", "queue"): (
-        "exports name the deciding lawyers: the queue should hand them to the export"
-    ),
     ("reviewapp.accounts.revocation", "realtime"): (
         "both at the bottom and realtime reads accounts: the revocation that closes sockets "
         "belongs in realtime"

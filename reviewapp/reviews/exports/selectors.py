@@ -9,7 +9,6 @@ from django.db.models import Count
 
 from reviewapp.contracts.models import Passage
 from reviewapp.contracts.normalise import normalise
-from reviewapp.queue.models import QueueItem
 from reviewapp.reviews.exports.model import (
     DraftPart,
     Issue,
@@ -214,9 +213,10 @@ def _verification(verification: Verification) -> VerificationPart:
 
 
 def _lawyers(review: Review) -> dict[int, LawyerPart]:
-    """The latest queue item of each passage (later items replace earlier ones)."""
+    """The latest queue item of each passage (later items replace earlier ones). Read through
+    the review's reverse relation: the queue sits above reviews and is not imported here."""
     items = (
-        QueueItem.objects.filter(review=review)
+        review.queue_items.all()
         .select_related("decided_by", "claimed_by")
         .order_by("created_at", "pk")
     )
