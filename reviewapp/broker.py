@@ -40,6 +40,9 @@ def queue_waiting(queue: str) -> int | None:
 
 
 def backlog(task_name: str) -> bool:
-    """True when messages (or an unanswering broker) may still hold work queued for the task."""
+    """True when messages (or an unanswering broker) may still hold work queued for the task.
+    Tasks run in the caller (eager: tests, `manage.py review`) never wait in a queue."""
+    if app.conf.task_always_eager:
+        return False
     waiting = waiting_messages(task_name)
     return waiting is None or waiting > 0

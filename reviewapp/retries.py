@@ -19,6 +19,7 @@ the loop is eight lines, so one more dependency would not remove any code.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -41,6 +42,32 @@ def retrying_on(*errors: type[BaseException], max_retries: int = 5) -> dict[str,
 
 
 INFRASTRUCTURE_RETRY = retrying_on(OperationalError, OSError)
+
+DEADLOCK_TRIES = 3
+
+
+def _is_deadlock(error: OperationalError) -> bool:
+    cause = error.__cause__
+    code = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
+    return code in ("40P01", "40001")  # deadlock detected, serialization failure
+
+
+def retrying_deadlocks(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a service's transaction again when PostgreSQL chose it as a deadlock's victim (it
+    was rolled back whole, so running it again is safe): a request answers, not 500."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for attempt in range(DEADLOCK_TRIES):
+            try:
+                return function(*args, **kwargs)
+            except OperationalError as error:
+                if not _is_deadlock(error) or attempt == DEADLOCK_TRIES - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1) * (0.5 + random.random()))  # noqa: S311
+        raise AssertionError("unreachable")
+
+    return wrapper
 
 
 class RetrySoon(Exception):  # noqa: N818 - it is a signal to wait, not an error

@@ -73,3 +73,45 @@ def test_every_task_of_the_app_retries_a_database_that_went_away():
     for name, task in ours.items():
         assert OperationalError in tuple(getattr(task, "autoretry_for", ())), name
         assert task.retry_backoff and task.retry_jitter, name
+
+
+class _Deadlock(Exception):
+    sqlstate = "40P01"
+
+
+def _deadlock() -> OperationalError:
+    error = OperationalError("deadlock detected")
+    error.__cause__ = _Deadlock()
+    return error
+
+
+def test_a_transaction_chosen_as_a_deadlocks_victim_runs_again():
+    calls: list[int] = []
+
+    @retries.retrying_deadlocks
+    def service() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise _deadlock()
+        return "done"
+
+    assert service() == "done" and len(calls) == 3
+
+
+def test_other_database_errors_and_a_third_deadlock_are_raised():
+    @retries.retrying_deadlocks
+    def gone() -> None:
+        raise OperationalError("server closed the connection")
+
+    with pytest.raises(OperationalError):
+        gone()
+    calls: list[int] = []
+
+    @retries.retrying_deadlocks
+    def always() -> None:
+        calls.append(1)
+        raise _deadlock()
+
+    with pytest.raises(OperationalError):
+        always()
+    assert len(calls) == retries.DEADLOCK_TRIES

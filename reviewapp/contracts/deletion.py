@@ -28,6 +28,7 @@ from reviewapp.contracts.models import FAILED_STATUSES, WORKING_STATUSES, Contra
 from reviewapp.contracts.unlocked import unlocked_copy_delete
 from reviewapp.realtime.events import event_publish
 from reviewapp.realtime.models import Event
+from reviewapp.retries import retrying_deadlocks
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ def contract_ids_deletable(*, user: AnyUser, matter: Matter) -> set[int]:
     return set(contracts.values_list("pk", flat=True))
 
 
+@retrying_deadlocks
 def contract_delete(*, contract: Contract, deleted_by: Any, reason: str) -> None:
     """Delete the contract and all that was read from it; ``deleted_by`` None is the system.
 
