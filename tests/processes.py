@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -57,6 +58,8 @@ def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
 
 @contextmanager
 def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    if "REDIS_URL" not in env:
+        _purge_test_queues()  # a fresh worker starts on its own test's work, not on leftovers
     command = [
         sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "--loglevel", "INFO",
         "--queues", "ingest,model,default", "--concurrency", "1", "--without-gossip",
@@ -64,6 +67,17 @@ def celery_worker(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes
     ]  # fmt: skip
     with _child(command, log_path, env) as process:
         yield process
+
+
+def _purge_test_queues() -> None:
+    """Drop messages earlier tests left in the test broker (tasks sent with no worker running):
+    a worker would spend the next test's time on them."""
+    from reviewapp.celery import app
+
+    with app.connection_for_write() as connection:
+        for queue in ("ingest", "model", "default", "ocr"):
+            with contextlib.suppress(Exception):  # a queue nobody used does not exist
+                connection.default_channel.queue_purge(queue)
 
 
 @contextmanager

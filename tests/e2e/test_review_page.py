@@ -115,6 +115,7 @@ def test_pdf_review_page_highlights_filters_counts_and_scrolls(browser, cuad_dir
               return box.top >= list.top - 1 && box.top < list.bottom;
             }""",
             arg=target,
+            timeout=60_000,
         )
 
         # Counts per state are those of the API's state register.
