@@ -31,6 +31,14 @@ IN_VIEWER = """(selector) => {
   });
 }"""
 
+IN_LIST = """(index) => {
+  const list = document.getElementById('passage-scroll').getBoundingClientRect();
+  const item = document.getElementById('passage-' + index);
+  if (!item) return false;
+  const box = item.getBoundingClientRect();
+  return box.top >= list.top - 1 && box.top < list.bottom;
+}"""
+
 
 def _upload_and_wait(page, pdf) -> Contract:
     """The reviewer uploads the PDF; the worker ingests it, drafts and checks every flag."""
@@ -102,21 +110,30 @@ def test_pdf_review_page_highlights_filters_counts_and_scrolls(browser, cuad_dir
             assert page.locator(f"{selector}.hl-{state}").count() >= 1
         assert not page.locator(".page-marker").count(), "a passage was not found in the text layer"
 
-        # Clicking a highlight in the PDF scrolls the list to its passage.
+        # Clicking a highlight in the PDF scrolls the list to its passage, and it stays there when
+        # the earlier passages (asked for as the list reached its top) arrive after the click.
+        held: list = []
+        page.route(lambda url: "before=" in url, lambda route: held.append(route))
         page.eval_on_selector("#passage-scroll", "(list) => { list.scrollTop = 0; }")
+        if page.eval_on_selector("#passages", "(list) => list.dataset.hasBefore === '1'"):
+            for _ in range(200):
+                if held:
+                    break
+                page.wait_for_timeout(50)
+            assert held, "the list at its top did not ask for the earlier passages"
         target = flagged[-1]
         page.click(f"#document span[data-passage='{target}']")
-        page.wait_for_function(
-            """(index) => {
-              const list = document.getElementById('passage-scroll').getBoundingClientRect();
-              const item = document.getElementById('passage-' + index);
-              if (!item) return false;
-              const box = item.getBoundingClientRect();
-              return box.top >= list.top - 1 && box.top < list.bottom;
-            }""",
-            arg=target,
-            timeout=60_000,
+        page.wait_for_function(IN_LIST, arg=target, timeout=10_000)
+        page.evaluate(
+            """() => { window.earlierArrived = false; document.addEventListener(
+                 'clausewise:passages-loaded', () => { window.earlierArrived = true; }, { once: true }); }"""
         )
+        for route in held:
+            route.continue_()
+        if held:
+            page.wait_for_function("() => window.earlierArrived")
+        page.wait_for_timeout(300)
+        assert page.evaluate(IN_LIST, target), "the list jumped away from the clicked passage"
 
         # Counts per state are those of the API's state register.
         api = page.evaluate(
