@@ -144,6 +144,11 @@ urlpatterns = [
         name="contract-passages",
     ),
     path(
+        "contracts/<int:contract_id>/redlines/",
+        contracts_views.contract_redlines,
+        name="contract-redlines",
+    ),
+    path(
         "contracts/<int:contract_id>/highlights/",
         contracts_views.contract_highlights,
         name="contract-highlights",

@@ -159,6 +159,19 @@ def contract_passages(request: HttpRequest, contract_id: int) -> JsonResponse:
 
 @login_required
 @require_GET
+def contract_redlines(request: HttpRequest, contract_id: int) -> HttpResponse:
+    """The review page's redlines section, fetched by the page once it has shown the document:
+    the clauses' before and after cost more than the rest of the page together."""
+    contract = _contract_or_404(request, contract_id)
+    review = review_for_contract(contract=contract)
+    if review is None:
+        return HttpResponse("")
+    request._redline_assets = True  # type: ignore[attr-defined]  # the page links them itself
+    return render(request, "reviews/_redline.html", {"contract": contract, "review": review})
+
+
+@login_required
+@require_GET
 def contract_highlights(request: HttpRequest, contract_id: int) -> JsonResponse:
     """The flagged passages on PDF pages ``?first=``..``?last=``, for the viewer to mark."""
     contract = _contract_or_404(request, contract_id)
@@ -256,4 +269,6 @@ def _labels() -> dict[str, object]:
         "notLocated": gettext("Passage %(index)s is on this page (its exact place was not found)"),
         "page": gettext("Page %(page)s"),
         "passwordFailed": gettext("The password could not be sent."),
+        "redlinesFailed": gettext("The redlines could not be loaded: %(error)s"),
+        "tryAgain": gettext("Try again"),
     }

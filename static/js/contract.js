@@ -341,6 +341,37 @@
     if (index !== null) goToPassage(index).catch(() => {});
   });
 
+  // ---- the redlines section: fetched after the document, as the reader nears it ---------------
+  const redlines = document.getElementById("review-redlines");
+  async function loadRedlines() {
+    redlines.setAttribute("aria-busy", "true");
+    try {
+      const response = await fetch(redlines.dataset.url, { credentials: "same-origin" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const html = await response.text();
+      redlines.replaceChildren(fragment(html));
+      redlines.hidden = !html.trim(); // no flagged clause to redline
+      redlines.dataset.loaded = "1";
+    } catch (error) {
+      const message = text("p", "error small", format(L.redlinesFailed, { error: error.message }));
+      message.setAttribute("role", "alert");
+      const retry = text("button", "", L.tryAgain);
+      retry.type = "button";
+      retry.addEventListener("click", loadRedlines);
+      redlines.replaceChildren(message, retry);
+    } finally {
+      redlines.removeAttribute("aria-busy");
+    }
+  }
+  if (redlines && redlines.dataset.url) {
+    const near = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      near.disconnect();
+      loadRedlines();
+    }, { rootMargin: "800px 0px" });
+    near.observe(redlines);
+  }
+
   // ---- the draft ------------------------------------------------------------------------------
   function showDraft(payload) {
     const box = document.getElementById("draft");

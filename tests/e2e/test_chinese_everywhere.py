@@ -138,6 +138,9 @@ def test_main_pages_in_chinese_have_no_english_a_lawyer_reads(browser, tmp_path)
         for page, path in visits:
             page.goto(f"{url}{path}")
             page.wait_for_load_state("networkidle")
+            if page.locator("#review-redlines").count():  # fetched as the reader nears it
+                page.locator("#review-redlines").scroll_into_view_if_needed()
+                page.wait_for_selector("#review-redlines[data-loaded='1']", state="attached")
             left = english_in(page, content)
             if left:
                 english[path] = left

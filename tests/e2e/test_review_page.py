@@ -125,8 +125,11 @@ def test_pdf_review_page_highlights_filters_counts_and_scrolls(browser, cuad_dir
         page.click(f"#document span[data-passage='{target}']")
         page.wait_for_function(IN_LIST, arg=target, timeout=10_000)
         page.evaluate(
-            """() => { window.earlierArrived = false; document.addEventListener(
-                 'clausewise:passages-loaded', () => { window.earlierArrived = true; }, { once: true }); }"""
+            """() => {
+              window.earlierArrived = false;
+              document.addEventListener('clausewise:passages-loaded',
+                () => { window.earlierArrived = true; }, { once: true });
+            }"""
         )
         for route in held:
             route.continue_()

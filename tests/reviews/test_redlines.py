@@ -170,6 +170,7 @@ def test_someone_outside_the_matter_sees_nothing(client, review, lawyer, make_us
     assert client.get(f"/api/reviews/{review.pk}/redlines/").status_code == 404
     assert client.get(f"/api/redlines/{pk}/").status_code == 404
     assert client.post(f"/api/redlines/{pk}/withdraw/").status_code == 404
+    assert client.get(f"/contracts/{review.contract_id}/redlines/").status_code == 404
 
 
 def test_a_category_no_rule_flagged_and_a_redline_that_changes_nothing_are_refused(
@@ -292,9 +293,13 @@ def test_the_queue_and_the_review_page_show_the_clause_with_the_change_marked(
     assert "<del> without consent</del>" in fragment and "accepted by lee" in fragment
     client.force_login(reviewer)
     page = client.get(f"/contracts/{review.contract_id}/").content.decode()
-    assert "<del> without consent</del>" in page
-    assert f"/reviews/{review.pk}/export.redline.docx" in page
-    assert 'data-action="redline-save"' not in page  # reviewers read
+    # The review page links the editor once and fetches its redlines section after the document.
+    assert page.count("js/redline.js") == 1 and "<del>" not in page
+    assert f'data-url="/contracts/{review.contract_id}/redlines/"' in page
+    section = client.get(f"/contracts/{review.contract_id}/redlines/").content.decode()
+    assert "<del> without consent</del>" in section and "js/redline.js" not in section
+    assert f"/reviews/{review.pk}/export.redline.docx" in section
+    assert 'data-action="redline-save"' not in section  # reviewers read
 
 
 def test_the_offline_verifier_and_the_draft_propose_the_standard_wording(review):
