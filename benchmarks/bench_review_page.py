@@ -4,7 +4,9 @@
         [--passages 422] [--large 5000] [--clients 20] [--requests 10]
 
 Targets (issue 13): the review page of a 422-passage contract answers 20 concurrent clients
-with p95 at most 1 s; the first response for a 5,000-passage contract is at most 500 KB.
+with p95 at most 1 s; the first response for a 5,000-passage contract is at most 500 KB. The
+parts the page fetches afterwards (the list's next window, the redlines section) are measured
+under the same load and reported beside it.
 
 The contracts are real CUAD texts (`../shared/data/cuad/txt`, appended one after another until
 they hold enough passages), read, scanned with the shipped playbook and reviewed by the
@@ -284,6 +286,15 @@ def _measure(medium, big, args: argparse.Namespace, log: Path) -> int:
             f"the list's next window at {args.clients} concurrent clients: "
             f"p50 {statistics.median(list_times) * 1000:.0f} ms, "
             f"p95 {_p95(list_times) * 1000:.0f} ms, {len(list_times) / list_wall:.1f} requests/s"
+        )
+        # The redlines section, fetched by the page as the reader nears it.
+        section = f"/contracts/{medium.pk}/redlines/"
+        section_times, section_wall = _load(port, section, cookies, args.clients, args.requests)
+        print(
+            f"the redlines section at {args.clients} concurrent clients: "
+            f"p50 {statistics.median(section_times) * 1000:.0f} ms, "
+            f"p95 {_p95(section_times) * 1000:.0f} ms, "
+            f"{len(section_times) / section_wall:.1f} requests/s"
         )
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         medium_size = len(_get(conn, page, cookies))

@@ -338,3 +338,31 @@ def test_issue_table_is_folded_away_and_capped(client, reviewer, matter):
     assert fold and f"{MAX_ISSUES_SHOWN + 20} issues in the draft" in fold.group(1)
     assert fold.group(1).count('<a href="#passage-') == MAX_ISSUES_SHOWN
     assert page.index('id="document"') < page.index('id="issues-fold"')
+
+
+def test_the_issue_table_is_drawn_again_when_the_draft_changes_and_per_language(
+    client, reviewer, matter
+):
+    from reviewapp.reviews.models import Draft
+
+    contract = _long_contract(matter, 20)
+
+    def draft(title: str) -> None:
+        issue = {"passage": 3, "risk": "high", "title": title, "recommendation": "Negotiate."}
+        Draft.objects.update_or_create(
+            review=contract.review,
+            defaults={
+                "engine": "offline",
+                "status": "COMPLETE",
+                "data": {"summary": "A contract.", "key_facts": {}, "issues": [issue]},
+            },
+        )
+
+    draft("Assignment")
+    assert "<td>Assignment</td>" in _page(client, reviewer, contract)
+    draft("Change of control")  # a re-run's new draft: the cached table is not shown again
+    page = _page(client, reviewer, contract)
+    assert "<td>Change of control</td>" in page and "<td>Assignment</td>" not in page
+    client.post("/i18n/setlang/", {"language": "zh-hans"})
+    chinese = client.get(f"/contracts/{contract.pk}/").content.decode()
+    assert "风险" in chinese.split('id="issues-fold"')[1].split("</details>")[0]

@@ -1,7 +1,9 @@
 """The change between a clause's original wording and its replacement.
 
 Tokens are words, runs of spaces, single punctuation marks and single CJK characters (Chinese
-has no spaces, so a word-level diff would see one token per sentence).
+has no spaces, so a word-level diff would see one token per sentence). A clause's diff is
+kept per process (the same proposals show on every view of a page and of the queue): diffing a
+long clause costs milliseconds.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 _TOKEN = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]|\w+|\s+|[^\w\s]"
@@ -41,7 +44,8 @@ def change_bounds(original: str, replacement: str) -> tuple[int, int]:
     return prefix, suffix
 
 
-def redline_diff(original: str, replacement: str) -> list[Segment]:
+@lru_cache(maxsize=2048)
+def redline_diff(original: str, replacement: str) -> tuple[Segment, ...]:
     """Before and after as one sequence: unchanged, deleted and inserted text, for the page."""
     old, new = tokens(original), tokens(replacement)
     segments: list[Segment] = []
@@ -52,7 +56,7 @@ def redline_diff(original: str, replacement: str) -> list[Segment]:
             continue
         _add(segments, DELETED, "".join(old[a0:a1]))
         _add(segments, INSERTED, "".join(new[b0:b1]))
-    return segments
+    return tuple(segments)
 
 
 def _add(segments: list[Segment], op: str, text: str) -> None:

@@ -37,7 +37,7 @@ class RedlineRow:
     source_label: str
     redline_id: int | None = None
     accepted_by: str = ""
-    diff: list[Segment] = field(default_factory=list)
+    diff: tuple[Segment, ...] = ()
 
 
 @dataclass
