@@ -51,7 +51,7 @@ from reviewapp.reviews.states import TransitionNotAllowed
 
 REFUSED = (QueueConflict, PermissionDenied, QueueItem.DoesNotExist, TransitionNotAllowed)
 DRAFTS = "queue_comment_drafts"
-QUEUE_PAGE_SIZE = 50
+QUEUE_PAGE_SIZE = 25
 
 
 @login_required

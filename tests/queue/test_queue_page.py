@@ -153,6 +153,8 @@ def test_a_reviewer_sees_how_many_items_wait_and_for_whom(client, reviewer, lee,
 def test_the_queue_page_reads_the_same_number_of_queries_for_10_and_200_items(
     client, lee, contracts
 ):
+    from reviewapp.queue.views import QUEUE_PAGE_SIZE
+
     client.force_login(lee)
     url = "/queue/?severity=critical&state=REJECTED&group=contract"
     contracts(10, "small.txt")
@@ -161,7 +163,7 @@ def test_the_queue_page_reads_the_same_number_of_queries_for_10_and_200_items(
         assert len(item_ids(client.get(url).content.decode())) == 10
     contracts(190, "large.txt")
     with CaptureQueriesContext(connection) as large:
-        assert len(item_ids(client.get(url).content.decode())) == 50  # one page
+        assert len(item_ids(client.get(url).content.decode())) == QUEUE_PAGE_SIZE  # one page
     assert len(large.captured_queries) <= len(small.captured_queries) <= 30
 
 
