@@ -215,6 +215,10 @@ def _segment_and_store(
     return contract
 
 
+# An INGESTING scan at this progress waits in the `ocr` queue (its OCR has not read a page yet).
+OCR_QUEUED_PROGRESS = 15
+
+
 def _read_scan(contract: Contract, pages: int, engine: str | None, enqueue: bool) -> Contract:
     """A PDF without a text layer goes to the OCR queue, or stays NEEDS_OCR saying how to
     enable OCR where this machine cannot run it."""
@@ -222,7 +226,7 @@ def _read_scan(contract: Contract, pages: int, engine: str | None, enqueue: bool
     if missing is not None:
         return _fail(contract, DocumentStatus.NEEDS_OCR, missing)
     Contract.objects.filter(pk=contract.pk).update(page_count=pages)
-    _set_progress(contract, 15, stage="ocr", page=0, pages=pages)
+    _set_progress(contract, OCR_QUEUED_PROGRESS, stage="ocr", page=0, pages=pages)
     if not enqueue:
         return (
             contract_ingest_scan(contract_id=contract.pk, engine=engine, enqueue=False) or contract
@@ -247,7 +251,11 @@ def contract_ingest_scan(
 
     def on_page(done: int, pages: int) -> None:
         _set_progress(
-            contract, 15 + (45 * done) // max(pages, 1), stage="ocr", page=done, pages=pages
+            contract,
+            OCR_QUEUED_PROGRESS + (45 * done) // max(pages, 1),
+            stage="ocr",
+            page=done,
+            pages=pages,
         )
 
     try:
@@ -387,6 +395,7 @@ def contracts_requeue_stalled(
     older_than_s: int,
     max_attempts: int | None = None,
     waiting_too: bool = True,
+    ocr_waiting_too: bool = True,
     limit: int = 500,
 ) -> list[int]:
     """Queue again documents that have not moved for a while (a worker died, the broker was
@@ -394,13 +403,17 @@ def contracts_requeue_stalled(
 
     ``waiting_too=False`` leaves documents that never started (queued, or ingested and waiting
     for their scan) alone: the caller knows their queue still holds messages, so they are
-    waiting their turn. At most ``limit`` documents a call, so a sweep stays short. A document
-    already tried ``max_attempts`` times ends PARSE_FAILED instead.
+    waiting their turn; ``ocr_waiting_too=False`` does the same for scans waiting in the ``ocr``
+    queue (an OCR takes minutes, so a data room of scans waits long in line). At most
+    ``limit`` documents a call, so a sweep stays short. A document already tried
+    ``max_attempts`` times ends PARSE_FAILED instead.
     """
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
     stalled = Contract.objects.filter(_UNFINISHED, updated_at__lt=cutoff)
     if not waiting_too:
         stalled = stalled.filter(status=DocumentStatus.INGESTING)
+    if not ocr_waiting_too:
+        stalled = stalled.exclude(status=DocumentStatus.INGESTING, progress=OCR_QUEUED_PROGRESS)
     requeued = []
     rows = stalled.order_by("updated_at").values_list("pk", "status", "ingest_attempts")[:limit]
     for contract_id, status, attempts in rows:

@@ -4,8 +4,8 @@ Run by beat (``sweep-stalled-work``) and once when a worker starts. A worker tha
 broker that was down when work was queued, or a message that got lost leaves a row in a
 non-final state; the sweep finds rows that have not moved for ``SWEEP_STALLED_AFTER_S``.
 Rows that never started (queued) are only taken while their queue is empty: behind a long
-backlog they are waiting their turn, not lost (reviewapp.broker). Started rows that stopped
-(ingesting, a draft streaming) are taken on time alone:
+backlog they are waiting their turn, not lost (reviewapp.broker); so are scans waiting in the
+`ocr` queue. Started rows that stopped (ingesting, a draft streaming) are taken on time alone:
 
 - contracts queued, ingesting, or ingested but never scanned: ingested (or scanned) again,
   after ``SWEEP_MAX_ATTEMPTS`` PARSE_FAILED;
@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 DRAFT_STALLED = "STALLED"
 SWEEP_LIMIT = 500  # rows of each kind a sweep takes on, so one sweep stays short
 INGEST_TASK = "reviewapp.contracts.tasks.ingest_contract"
+OCR_TASK = "reviewapp.contracts.tasks.ocr_contract"
 MODEL_TASK = "reviewapp.reviews.tasks.verify_batch"
 UNFINISHED_DRAFTS = (DraftStatus.QUEUED, DraftStatus.STREAMING)
 
@@ -76,6 +77,7 @@ def stalled_work_sweep(
         older_than_s=older_than_s,
         max_attempts=max_attempts,
         waiting_too=not backlog(INGEST_TASK),
+        ocr_waiting_too=not backlog(OCR_TASK),
         limit=SWEEP_LIMIT,
     )
     model_backlog = backlog(MODEL_TASK)

@@ -176,6 +176,29 @@ def test_work_waiting_behind_a_backlog_is_left_alone_but_a_stopped_draft_is_not(
     assert stalled_work_sweep().drafts_requeued == [review.draft.pk]  # it started and stopped
 
 
+def test_a_scan_waiting_behind_the_ocr_backlog_is_left_alone_until_that_queue_drains(
+    matter, monkeypatch
+):
+    from reviewapp.contracts import services
+    from reviewapp.contracts.services import OCR_QUEUED_PROGRESS
+
+    sent: list[int] = []
+    monkeypatch.setattr(services, "_enqueue_ingest", sent.append)
+    contract = ingested_contract(matter=matter, text=CONTRACT)
+    Contract.objects.filter(pk=contract.pk).update(
+        status=DocumentStatus.INGESTING, progress=OCR_QUEUED_PROGRESS, updated_at=_long_ago()
+    )
+    ocr_busy = True
+    monkeypatch.setattr(sweeper, "backlog", lambda task: ocr_busy and task == sweeper.OCR_TASK)
+
+    assert stalled_work_sweep().total == 0 and not sent  # in line for the OCR, not lost
+    contract.refresh_from_db()
+    assert contract.ingest_attempts == 0
+
+    ocr_busy = False  # the OCR queue drained and the scan is still waiting: its message is lost
+    assert stalled_work_sweep().contracts_requeued == [contract.pk] and sent == [contract.pk]
+
+
 def test_a_sweep_takes_on_a_bounded_number_of_rows(review, queued, monkeypatch):
     monkeypatch.setattr(sweeper, "SWEEP_LIMIT", 1)
     other = ingested_contract(matter=review.contract.matter, text=CONTRACT + "\n9. Misc.\n")
