@@ -205,6 +205,25 @@ def test_an_end_date_the_contract_names_wins_and_is_not_computed():
     assert found["Expiration Date"].extra["computed"] is False
 
 
+def test_a_term_after_a_long_proviso_is_counted_from_and_after_the_effective_date():
+    found = _facts_of(
+        'CO-BRANDING AGREEMENT\n\nThis Agreement is made as of May 22, 2000 (the "Effective '
+        'Date").\n\n10.1 Initial Term. This Agreement will become effective as of the Effective '
+        "Date and, unless sooner terminated under Sections 3.1 or 10.2, shall remain effective "
+        "for two (2) years from and after the Effective Date.\n"
+    )
+    assert found["Expiration Date"].value == "2002-05-22"
+
+
+def test_a_term_for_so_long_as_the_parties_hold_shares_is_perpetual():
+    found = _facts_of(
+        "SHAREHOLDERS AGREEMENT\n\nThis Agreement is dated May 16, 2017.\n\n7.1 Term. This "
+        "Agreement shall become effective as of the Effective Date and shall continue to be in "
+        "full force and effect for so long as each party remains a Shareholder.\n"
+    )
+    assert found["Expiration Date"].value == "perpetual"
+
+
 def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"

@@ -28,7 +28,8 @@ _TERM_TEXT = re.compile(
 )
 _PERPETUAL = re.compile(
     r"in\s+perpetuity|\bperpetu\w*|indefinite(?:ly)?|"
-    r"(?:continue|remain)\w*\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?for\s+so\s+long\s+as|"
+    r"(?:continue|remain)\w*\s+(?:to\s+be\s+)?(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?"
+    r"for\s+so\s+long\s+as|"
     r"(?:until|unless\s+and\s+until)\s+(?:it\s+is\s+)?(?:terminated|either\s+party\s+terminates)|"
     r"until\s+(?:such\s+time\s+as\s+)?(?:this\s+agreement\s+is\s+)?terminated|"
     r"end\w*\s+on\s+the\s+\w+\s+day\s+(?:following|after)\s+(?:a\s+|the\s+)?(?:written\s+)?notice|"
@@ -51,7 +52,8 @@ _END_CUE = re.compile(
 )
 _ANCHOR = re.compile(
     r"^\W{0,3}(?:(?:full\s+)?(?:calendar\s+|contract\s+)?(?:years?|months?)\s+)?"
-    r"(?:(?:from|after|following|of|commencing\s+(?:on|with)|beginning\s+(?:on|with)|as\s+of)\s+)"
+    r"(?:(?:from(?:\s+and\s+after)?|after|following|of|commencing\s+(?:on|with)|"
+    r"beginning\s+(?:on|with)|as\s+of)\s+)"
     r"(?:the\s+)?(?P<anchor>[^.;,()]{0,60})",
     re.IGNORECASE,
 )
@@ -67,7 +69,8 @@ _RENEWS = re.compile(
     re.IGNORECASE,
 )
 _TERM_DURATION_CUE = re.compile(
-    r"\b(?:agreement|term|contract)\b[^.;]{0,100}(?:for|of|be|continue|remain|valid|expire|end|"
+    r"\b(?:agreement|term|contract)\b(?:[^.;]|(?<=\d)\.(?=\d)){0,160}"
+    r"(?:for|of|be|continue|remain|valid|expire|end|"
     r"until|terminate|is|thereafter)\s+"
     r"(?:(?:a|an|the|initial|period|term|of|further|full|for|on|date)\s+){0,4}$",
     re.IGNORECASE,
@@ -162,7 +165,7 @@ def _computed_end(
 ) -> Fact | None:
     text = passage.text
     for found in find_durations(text):
-        before = text[max(0, found.start - 120) : found.start]
+        before = text[max(0, found.start - 240) : found.start]
         if (
             found.value[-1] not in "YM"
             or not _TERM_DURATION_CUE.search(before)
