@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from _postgres import admin_connection, bench_url  # noqa: E402
+from _postgres import in_own_database, postgres_url  # noqa: E402
 
 BENCH_DB = "clausewise_bench_grid"
 TARGET_P95_S = 0.5
@@ -240,35 +240,10 @@ def main() -> int:
     parser.add_argument("--passages", type=int, default=80)
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        print(
-            "skipped: set DATABASE_URL to a PostgreSQL server (a database "
-            f"{BENCH_DB!r} is created there and dropped afterwards)"
-        )
+    url = postgres_url()
+    if url is None:
         return 0
-    os.environ.update(
-        {
-            "DATABASE_URL": bench_url(url, BENCH_DB),
-            "DJANGO_SETTINGS_MODULE": "reviewapp.settings.local",
-            "DJANGO_DEBUG": "0",
-            "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
-        }
-    )
-    with admin_connection(url) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        admin.execute(f"CREATE DATABASE {BENCH_DB}")
-    try:
-        import django
-
-        django.setup()
-        return _run(args)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        with admin_connection(url) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+    return in_own_database(url, BENCH_DB, lambda: _run(args))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ PostgreSQL.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from _postgres import admin_connection, bench_url  # noqa: E402
+from _postgres import bench_url, in_own_database, postgres_url  # noqa: E402
 
 BENCH_DB = "clausewise_bench_reports"
 TARGET_P95_S = 1.0
@@ -266,16 +265,17 @@ def _load(url: str, g: Generator) -> None:
 
     with psycopg.connect(url) as conn, conn.cursor() as cursor:
         columns = (
-            'id, contract_id, index, page, start, "end", text, number, heading, is_heading, state'
+            'id, contract_id, index, page, start, "end", text, number, heading, is_heading, '
+            "from_ocr, state"
         )
         with cursor.copy(f"COPY contracts_passage ({columns}) FROM STDIN") as copy:
-            g.run(lambda row: copy.write_row((*row[:7], "", "", False, row[7])))
+            g.run(lambda row: copy.write_row((*row[:7], "", "", False, False, row[7])))
         _copy(
             cursor,
             "reviews_rulefiring",
             "review_id, passage_id, playbook_version_id, rule_id, category, action, severity, "
-            "match_start, match_end, passage_state, passage_chars, passage_first",
-            ((*row[:6], "high", *row[6:]) for row in g.firings),
+            "match_start, match_end, passage_state, passage_chars, passage_first, words",
+            ((*row[:6], "high", *row[6:], "[]") for row in g.firings),
         )
         _copy(
             cursor,
@@ -309,8 +309,8 @@ def _load(url: str, g: Generator) -> None:
             QueueItem._meta.db_table,
             "passage_id, review_id, matter_id, state, severity, reason, status, claimed_by_id, "
             "claimed_at, decided_by_id, decision, note, due_at, escalated_at, created_at, "
-            "decided_at",
-            g.items,
+            "decided_at, category",
+            ((*row, "") for row in g.items),
         )
         _copy(
             cursor,
@@ -416,39 +416,16 @@ def main() -> int:
         "--reuse", action="store_true", help="measure again on the data a --keep run left"
     )
     args = parser.parse_args()
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        print(
-            "skipped: set DATABASE_URL to a PostgreSQL server (a database "
-            f"{BENCH_DB!r} is created there and dropped afterwards)"
-        )
+    url = postgres_url()
+    if url is None:
         return 0
-    os.environ.update(
-        {
-            "DATABASE_URL": bench_url(url, BENCH_DB),
-            "DJANGO_SETTINGS_MODULE": "reviewapp.settings.local",
-            "DJANGO_DEBUG": "0",
-            "DJANGO_ALLOWED_HOSTS": "testserver,127.0.0.1,localhost",
-        }
+    return in_own_database(
+        url,
+        BENCH_DB,
+        lambda: _run(bench_url(url, BENCH_DB), args),
+        create=not args.reuse,
+        keep=args.keep or args.reuse,
     )
-    if not args.reuse:
-        with admin_connection(url) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-            admin.execute(f"CREATE DATABASE {BENCH_DB}")
-    try:
-        import django
-
-        django.setup()
-        return _run(bench_url(url, BENCH_DB), args)
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        if args.keep or args.reuse:
-            print(f"kept database {BENCH_DB!r}; drop it when done")
-        else:
-            with admin_connection(url) as admin:
-                admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
 
 
 if __name__ == "__main__":

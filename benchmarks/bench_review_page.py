@@ -35,7 +35,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from _postgres import admin_connection, bench_url  # noqa: E402
+from _postgres import in_own_database, postgres_url  # noqa: E402
 
 BENCH_DB = "clausewise_bench_review_page"
 CUAD_TXT = ROOT.parent / "shared" / "data" / "cuad" / "txt"
@@ -322,45 +322,29 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--requests", type=int, default=10, help="per client")
     args = parser.parse_args()
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        print(f"skipped: set DATABASE_URL to a PostgreSQL server ({BENCH_DB!r} is created there)")
+    url = postgres_url()
+    if url is None:
         return 0
     if not CUAD_TXT.is_dir():
         print(f"skipped: the CUAD texts are not at {CUAD_TXT}")
         return 0
-    os.environ.update(
-        {
-            "DATABASE_URL": bench_url(url, BENCH_DB),
-            "DJANGO_SETTINGS_MODULE": "reviewapp.settings.local",
-            "DJANGO_DEBUG": "0",
-            "REVIEW_ENGINE": "offline",
-            "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/7"),
-        }
-    )
     os.environ.pop("ANTHROPIC_API_KEY", None)
-    with admin_connection(url) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        admin.execute(f"CREATE DATABASE {BENCH_DB}")
-    try:
-        import django
+    env = {
+        "REVIEW_ENGINE": "offline",
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/7"),
+    }
+    return in_own_database(url, BENCH_DB, lambda: _run(args), env=env)
 
-        django.setup()
-        from django.core.management import call_command
 
-        call_command("migrate", "--no-input", verbosity=0)
-        medium, big = _setup(args.passages, args.large)
-        from django.db import connections
+def _run(args: argparse.Namespace) -> int:
+    from django.core.management import call_command
+    from django.db import connections
 
-        connections.close_all()
-        (ROOT / "var").mkdir(exist_ok=True)
-        return _measure(medium, big, args, ROOT / "var" / "bench_review_page.log")
-    finally:
-        from django.db import connections
-
-        connections.close_all()
-        with admin_connection(url) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+    call_command("migrate", "--no-input", verbosity=0)
+    medium, big = _setup(args.passages, args.large)
+    connections.close_all()
+    (ROOT / "var").mkdir(exist_ok=True)
+    return _measure(medium, big, args, ROOT / "var" / "bench_review_page.log")
 
 
 if __name__ == "__main__":
