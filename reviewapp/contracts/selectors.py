@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from reviewapp.accounts.selectors import AnyUser, matter_list_for_user
 from reviewapp.contracts.models import Contract, Passage
@@ -10,7 +11,16 @@ def contract_list_for_user(*, user: AnyUser, matter_id: int | None = None) -> Qu
     contracts = Contract.objects.filter(matter__in=matter_list_for_user(user=user)).defer("text")
     if matter_id is not None:
         contracts = contracts.filter(matter_id=matter_id)
-    return contracts.select_related("matter").annotate(passage_count=Count("passages"))
+    # A count per row from the passages' index, not a GROUP BY over every contract column.
+    counted = (
+        Passage.objects.filter(contract=OuterRef("pk"))
+        .order_by()
+        .values("contract")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    passages = Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+    return contracts.select_related("matter").annotate(passage_count=passages)
 
 
 def contract_get_for_user(*, user: AnyUser, contract_id: int) -> Contract | None:

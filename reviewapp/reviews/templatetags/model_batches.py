@@ -9,6 +9,7 @@ from django import template
 
 from reviewapp.reviews.model_batch_models import ModelBatch, ModelBatchRound, ModelBatchStatus
 from reviewapp.reviews.model_batches import model_batches_for_review
+from reviewapp.reviews.models import Engine
 
 register = template.Library()
 
@@ -17,6 +18,8 @@ register = template.Library()
 def model_batch_status(matter: Any = None, review: Any = None) -> dict[str, Any]:
     """The page has checked access to the matter or the review already. A contract page shows
     the table only for a contract of a bulk upload that uses Message Batches."""
+    if review is not None and review.engine == Engine.OFFLINE:
+        return {"show": False}  # the offline engine sends nothing to the model
     if review is not None:
         batches = model_batches_for_review(review=review)
         intake = review.contract.intake_batch
