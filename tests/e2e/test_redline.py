@@ -59,8 +59,8 @@ def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
         reviewer = browser.new_context(accept_downloads=True).new_page()
         sign_in(reviewer, url, "reviewer", passwords["reviewer"])
         reviewer.goto(f"{url}/contracts/{review.contract_id}/")
-        # The redlines section below the document is fetched as the reader scrolls to it.
-        assert not reviewer.locator(".redline").count()
+        # The redlines section below the document is fetched as the reader nears it (at once
+        # on a short contract like this one).
         reviewer.locator("#review-redlines").scroll_into_view_if_needed()
         reviewer.wait_for_selector("#review-redlines[data-loaded='1']")
         shown = reviewer.locator(".redline[data-status=ACCEPTED]")
