@@ -279,23 +279,19 @@ def _measure(medium, big, args: argparse.Namespace, log: Path) -> int:
             f"max {max(times) * 1000:.0f} ms, {len(times) / wall:.1f} requests/s "
             f"(target p95 <= {TARGET_P95_S * 1000:.0f} ms)"
         )
-        # The list's own part: the window a scrolling reader fetches, under the same load.
-        window = f"/contracts/{medium.pk}/passages/?after=200"
-        list_times, list_wall = _load(port, window, cookies, args.clients, args.requests)
-        print(
-            f"the list's next window at {args.clients} concurrent clients: "
-            f"p50 {statistics.median(list_times) * 1000:.0f} ms, "
-            f"p95 {_p95(list_times) * 1000:.0f} ms, {len(list_times) / list_wall:.1f} requests/s"
-        )
-        # The redlines section, fetched by the page as the reader nears it.
-        section = f"/contracts/{medium.pk}/redlines/"
-        section_times, section_wall = _load(port, section, cookies, args.clients, args.requests)
-        print(
-            f"the redlines section at {args.clients} concurrent clients: "
-            f"p50 {statistics.median(section_times) * 1000:.0f} ms, "
-            f"p95 {_p95(section_times) * 1000:.0f} ms, "
-            f"{len(section_times) / section_wall:.1f} requests/s"
-        )
+        # What the page fetches afterwards, under the same load: the list's next window as the
+        # reader scrolls, and the redlines section as the reader nears it.
+        for label, path in (
+            ("the list's next window", f"/contracts/{medium.pk}/passages/?after=200"),
+            ("the redlines section", f"/contracts/{medium.pk}/redlines/"),
+        ):
+            part_times, part_wall = _load(port, path, cookies, args.clients, args.requests)
+            print(
+                f"{label} at {args.clients} concurrent clients: "
+                f"p50 {statistics.median(part_times) * 1000:.0f} ms, "
+                f"p95 {_p95(part_times) * 1000:.0f} ms, "
+                f"{len(part_times) / part_wall:.1f} requests/s"
+            )
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         medium_size = len(_get(conn, page, cookies))
         first = _get(conn, f"/contracts/{big.pk}/", cookies)
