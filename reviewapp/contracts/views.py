@@ -101,8 +101,6 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     contract = _contract_or_404(request, contract_id)
     seq = last_event_seq()
     review = review_for_contract(contract=contract)
-    if review is not None:
-        review.contract = contract  # read once (without its text), not again by the page's parts
     around = _index(request.GET.get("passage"))
     page = review_page_build(contract=contract, review=review, seq=seq, around=around)
     context = {

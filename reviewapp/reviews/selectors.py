@@ -24,11 +24,16 @@ def verification_get_for_user(*, user: AnyUser, verification_id: int) -> Verific
 
 
 def review_for_contract(*, contract: Contract) -> Review | None:
-    return (
+    """The contract's review, holding the caller's contract (read once, without its text, not
+    again by whatever then asks for ``review.contract``)."""
+    review = (
         Review.objects.filter(contract=contract)
         .select_related("playbook_version__playbook")
         .first()
     )
+    if review is not None:
+        review.contract = contract
+    return review
 
 
 def verifications_by_passage(*, review: Review) -> dict[int, Verification]:

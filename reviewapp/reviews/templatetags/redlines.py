@@ -22,9 +22,6 @@ def redline_panels(context: Any, review: Any, passage: Any = None) -> Panels:
         for entry in context.get("entries") or ()
         if isinstance(entry, dict) and hasattr(entry.get("item"), "passage")
     ]
-    contract = context.get("contract")  # the review page's own contract: no query for it
-    if review and getattr(contract, "pk", None) == review.contract_id:
-        review.contract = contract
     return panels_for(
         request=request,
         user=user,
