@@ -350,8 +350,7 @@
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const html = await response.text();
       redlines.replaceChildren(fragment(html));
-      redlines.hidden = !html.trim(); // no flagged clause to redline
-      redlines.dataset.loaded = "1";
+      redlines.dataset.loaded = "1"; // review.css hides it when no clause came
     } catch (error) {
       const message = text("p", "error small", format(L.redlinesFailed, { error: error.message }));
       message.setAttribute("role", "alert");
