@@ -11,10 +11,11 @@ under the same load and reported beside it.
 The contracts are real CUAD texts (`../shared/data/cuad/txt`, appended one after another until
 they hold enough passages), read, scanned with the shipped playbook and reviewed by the
 offline engine (draft, verifications, lawyers' queue items), so each passage shows what a user
-sees. The page is served by uvicorn exactly as the launcher starts it (one process, the ASGI
-application) from a dedicated database, `clausewise_bench_review_page`, created for the run and
-dropped after; each client is a thread with its own signed-in keep-alive connection. Skipped
-(exit 0, with a message) when DATABASE_URL is not PostgreSQL or the CUAD data is absent.
+sees. The page is served by uvicorn exactly as the launcher starts it (CLAUSEWISE_WEB_PROCESSES
+processes on one socket, 2 by default; `--web-processes` to compare) from a dedicated database,
+`clausewise_bench_review_page`, created for the run and dropped after; each client is a thread
+with its own signed-in keep-alive connection. Skipped (exit 0, with a message) when
+DATABASE_URL is not PostgreSQL or the CUAD data is absent.
 """
 
 from __future__ import annotations
@@ -140,39 +141,38 @@ def _free_port() -> int:
     return free_port()
 
 
-def _serve(port: int, log: Path) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "reviewapp.asgi:application",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--ws",
-        "websockets-sansio",
-        "--lifespan",
-        "off",
-        "--log-level",
-        "warning",
-    ]  # fmt: skip, as reviewapp/launcher.py starts the web process
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=out)
+def _serve(port: int, count: int, log: Path) -> list[subprocess.Popen[bytes]]:
+    """``count`` web processes on one socket, as reviewapp/launcher.py starts them."""
+    from reviewapp.launcher import web_command, web_socket
+
+    with web_socket("127.0.0.1", port) as listener, log.open("wb") as out:
+        fd = listener.fileno()
+        processes = [
+            subprocess.Popen(web_command(fd), cwd=ROOT, stdout=out, stderr=out, pass_fds=(fd,))
+            for _ in range(count)
+        ]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited:\n{log.read_text()[-3000:]}")
+        if any(process.poll() is not None for process in processes):
+            _stop(processes)
+            raise RuntimeError(f"a web process exited:\n{log.read_text()[-3000:]}")
         try:
             _get(http.client.HTTPConnection("127.0.0.1", port, timeout=2), "/healthz", {})
-            return process
+            return processes
         except OSError:
             time.sleep(0.3)
         except RuntimeError:
-            process.kill()
+            _stop(processes)
             raise
-    process.kill()
+    _stop(processes)
     raise RuntimeError("the server did not answer within 60 s")
+
+
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.wait(timeout=30)
 
 
 def _get(conn: http.client.HTTPConnection, path: str, cookies: dict[str, str]) -> bytes:
@@ -262,7 +262,8 @@ def _p95(times: list[float]) -> float:
 
 def _measure(medium, big, args: argparse.Namespace, log: Path) -> int:
     port = _free_port()
-    server = _serve(port, log)
+    servers = _serve(port, args.web_processes, log)
+    print(f"{args.web_processes} web process(es)")
     try:
         cookies = _sign_in(port)
         page = f"/contracts/{medium.pk}/"
@@ -304,8 +305,7 @@ def _measure(medium, big, args: argparse.Namespace, log: Path) -> int:
             f"{len(scrolled) / 1024:.0f} KB"
         )
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        _stop(servers)
     ok = p95 <= TARGET_P95_S and len(first) <= TARGET_FIRST_PAGE_BYTES
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
@@ -317,7 +317,14 @@ def main() -> int:
     parser.add_argument("--large", type=int, default=5000)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--requests", type=int, default=10, help="per client")
+    parser.add_argument(
+        "--web-processes", type=int, default=None, help="default: as make run (launcher)"
+    )
     args = parser.parse_args()
+    if args.web_processes is None:
+        from reviewapp.launcher import web_process_count
+
+        args.web_processes = web_process_count()
     url = postgres_url()
     if url is None:
         return 0

@@ -5,6 +5,13 @@ server. A process that dies is started again after a growing pause (1, 2, 4 … 
 once it has stayed up a minute). Ctrl-C or SIGTERM stops every process it started, and the
 launcher exits 0.
 
+The web server is CLAUSEWISE_WEB_PROCESSES uvicorn processes (2 by default: one Python process
+is bound by its interpreter) sharing one listening socket that the launcher binds before
+starting them (`uvicorn --fd`). Each is a child of the launcher, watched and restarted on its
+own, and while one restarts the others go on answering on the same port. (uvicorn's own
+`--workers` supervisor was not used: the launcher would watch only that supervisor, and a
+`kill -9` of it leaves its workers behind.)
+
 The terminal is for the person starting it: Celery without its banner at CELERY_LOG_LEVEL
 (WARNING), the web server without access logs unless CLAUSEWISE_ACCESS_LOG=1, and the demo
 users' once-only passwords in a box when the web server first answers.
@@ -15,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -137,17 +145,48 @@ def ready_box(url: str, organisation: str, passwords: dict[str, str]) -> str:
     return "\n".join([rule, *(f"| {line:<{width}} |" for line in lines), rule])
 
 
-def _processes(host: str, port: str) -> dict[str, list[str]]:
+def web_socket(host: str, port: int) -> socket.socket:
+    """The web server's listening socket; the web processes get it through ``pass_fds``."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    listener = socket.socket(family, kind, proto)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(address)
+    except OSError:
+        listener.close()
+        raise
+    listener.listen(2048)  # uvicorn's own backlog
+    return listener
+
+
+def web_command(
+    fd: int, *, log_level: str = "warning", access_log: bool | None = None
+) -> list[str]:
+    """One web process serving the ASGI application (HTTP and websockets) on socket ``fd``;
+    access log as CLAUSEWISE_ACCESS_LOG says unless ``access_log`` is given."""
+    if access_log is None:
+        access_log = env_bool("CLAUSEWISE_ACCESS_LOG", False)
+    return [
+        sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--fd", str(fd),
+        "--ws", "websockets-sansio", "--lifespan", "off", "--log-level", log_level,
+        "--access-log" if access_log else "--no-access-log",
+    ]  # fmt: skip
+
+
+def web_process_count() -> int:
+    return max(1, int(os.environ.get("CLAUSEWISE_WEB_PROCESSES", "2")))
+
+
+def _processes(web_fd: int) -> dict[str, list[str]]:
     python = sys.executable
     concurrency = os.environ.get("CELERY_CONCURRENCY", "2")
     celery_level = os.environ.get("CELERY_LOG_LEVEL", "WARNING")
-    access_log = "--access-log" if env_bool("CLAUSEWISE_ACCESS_LOG", False) else "--no-access-log"
+    count = web_process_count()
+    web = {f"web {n}" if count > 1 else "web": web_command(web_fd) for n in range(1, count + 1)}
     return {
-        "web": [
-            python, "-m", "uvicorn", "reviewapp.asgi:application",
-            "--host", host, "--port", port, "--ws", "websockets-sansio", "--lifespan", "off",
-            "--log-level", "warning", access_log,
-        ],
+        **web,
         "worker": [
             python, "-m", "celery", "-A", "reviewapp", "--quiet", "worker",
             "--loglevel", celery_level,
@@ -161,11 +200,16 @@ def _processes(host: str, port: str) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+def _spawn(command: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
     # A process group of its own: the terminal's Ctrl-C reaches only the launcher, which then
     # stops the children in order, instead of all of them at once with Redis first.
     return subprocess.Popen(
-        command, cwd=ROOT, stdin=subprocess.DEVNULL, process_group=0, preexec_fn=_die_with_parent
+        command,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        process_group=0,
+        preexec_fn=_die_with_parent,
+        pass_fds=pass_fds,
     )
 
 
@@ -189,6 +233,15 @@ def main() -> int:
     VAR.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
     signal.signal(signal.SIGTERM, _interrupt)  # during start-up, the same as Ctrl-C
+    host = os.environ.get("CLAUSEWISE_HOST", "127.0.0.1")
+    port = os.environ.get("CLAUSEWISE_PORT", "8000")
+    try:  # first, so that a port in use is said before anything starts
+        listener = web_socket(host, int(port))
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        print(f"Start-up failed: cannot listen on {host}:{port} ({reason}); "
+              "stop what uses it or set CLAUSEWISE_PORT.")  # fmt: skip
+        return 1
     children: list[Child] = []
     try:
         if not os.environ.get("REDIS_URL"):
@@ -201,10 +254,9 @@ def main() -> int:
         print("Preparing the database…", flush=True)
         _manage("migrate", "--noinput", "--verbosity", "0")
         organisation, passwords = _seed_demo()
-        host = os.environ.get("CLAUSEWISE_HOST", "127.0.0.1")
-        port = os.environ.get("CLAUSEWISE_PORT", "8000")
-        for name, command in _processes(host, port).items():
-            children.append(Child(name, partial(_spawn, command)))
+        for name, command in _processes(listener.fileno()).items():
+            fds = (listener.fileno(),) if name.startswith("web") else ()
+            children.append(Child(name, partial(_spawn, command, fds)))
             children[-1].launch()
         url = f"http://{host}:{port}/"
         print(f"Starting the web server, worker and scheduler on {url} …", flush=True)
@@ -221,6 +273,7 @@ def main() -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _stop([child for child in children if child.name != "redis"])
         _stop([child for child in children if child.name == "redis"])
+        listener.close()
     return 0
 
 

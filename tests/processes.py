@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 
 from reviewapp.embedded import free_port
+from reviewapp.launcher import web_command, web_socket
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,23 +110,26 @@ def celery_beat(log_path: Path, **env: str) -> Iterator[subprocess.Popen[bytes]]
 def web_server(
     log_path: Path, port: int | None = None, *, log_level: str = "info", **env: str
 ) -> Iterator[str]:
-    """uvicorn as `make run` starts it; ``env`` adds to the child's environment."""
+    """One web process as `make run` starts each of its own (on a socket bound here);
+    ``env`` adds to the child's environment."""
     port = port or free_port()  # a fixed port lets a test restart the server under a page
-    command = [
-        sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--host", "127.0.0.1",
-        "--port", str(port), "--ws", "websockets-sansio", "--lifespan", "off",
-        "--log-level", log_level,
-    ]  # fmt: skip
-    with log_path.open("ab") as log:
+    listener = web_socket("127.0.0.1", port)
+    with listener, log_path.open("ab") as log:
         process = subprocess.Popen(
-            command, cwd=ROOT, env=child_env(**env), stdout=log, stderr=log, start_new_session=True
+            web_command(listener.fileno(), log_level=log_level, access_log=True),
+            cwd=ROOT,
+            env=child_env(**env),
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            pass_fds=(listener.fileno(),),
         )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for_http(f"{url}/healthz", process, log_path)
-        yield url
-    finally:
-        stop(process)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_for_http(f"{url}/healthz", process, log_path)
+            yield url
+        finally:
+            stop(process)
 
 
 def _wait_for_http(url: str, process: subprocess.Popen[bytes], log_path: Path) -> None:

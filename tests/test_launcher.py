@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import urllib.error
@@ -39,8 +40,12 @@ def _children(pid: int) -> dict[int, str]:
     return {int(line.split(None, 1)[0]): line.split(None, 1)[1] for line in listing.splitlines()}
 
 
+def _running(pid: int, command: str) -> list[int]:
+    return sorted(child for child, args in _children(pid).items() if command in args)
+
+
 def _child(pid: int, command: str) -> int | None:
-    found = [child for child, args in _children(pid).items() if command in args]
+    found = _running(pid, command)
     assert len(found) <= 1, found
     return found[0] if found else None
 
@@ -77,7 +82,7 @@ def _launcher_env(var_dir: Path, web_port: int, redis_port: int) -> dict[str, st
     return env
 
 
-def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_path):
+def test_killed_web_process_and_redis_come_back_and_ctrl_c_stops_everything(tmp_path):
     web_port, redis_port = free_port(), free_port()
     url = f"http://127.0.0.1:{web_port}"
     log_path = tmp_path / "launcher.log"
@@ -93,14 +98,20 @@ def test_killed_web_server_and_redis_come_back_and_ctrl_c_stops_everything(tmp_p
     started: set[int] = set()
     try:
         assert wait_until(lambda: _healthy(url), timeout_s=240), log_path.read_text()[-3000:]
-        web = _child(launcher.pid, "uvicorn")
-        assert web is not None, _children(launcher.pid)
+        webs = _running(launcher.pid, "uvicorn")
+        assert len(webs) == 2, _children(launcher.pid)  # two web processes on one socket
         started = _descendants(launcher.pid)
 
-        os.kill(web, signal.SIGKILL)
+        os.kill(webs[0], signal.SIGKILL)
 
-        restart_line = f"web (pid {web}) died (killed by SIGKILL); restarting it in 1 s."
-        assert wait_until(lambda: restart_line in log_path.read_text(), timeout_s=10)
+        restart = (
+            rf"^web [12] \(pid {webs[0]}\) died \(killed by SIGKILL\); restarting it in 1 s\.$"
+        )
+        assert wait_until(lambda: re.search(restart, log_path.read_text(), re.M), timeout_s=10)
+        assert _healthy(url)  # the other web process answers while this one restarts
+        assert wait_until(
+            lambda: len(set(_running(launcher.pid, "uvicorn")) - {webs[0]}) == 2, timeout_s=30
+        ), log_path.read_text()[-3000:]
         assert wait_until(lambda: _healthy(url), timeout_s=60), log_path.read_text()[-3000:]
         started |= _descendants(launcher.pid)
 
@@ -192,3 +203,25 @@ def test_make_run_shows_the_passwords_once_ready_and_ctrl_c_exits_0_without_trac
         if launcher.poll() is None:
             os.killpg(launcher.pid, signal.SIGKILL)
             launcher.wait()
+
+
+def test_a_port_in_use_is_said_in_one_line_before_anything_starts(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "reviewapp.launcher"],
+            cwd=ROOT,
+            env=_launcher_env(tmp_path / "var", port, free_port()),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stdout.strip() == (
+        f"Start-up failed: cannot listen on 127.0.0.1:{port} (Address already in use); "
+        "stop what uses it or set CLAUSEWISE_PORT."
+    ), done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "var" / "redis").exists()  # nothing was started
