@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from reviewapp.accounts.models import Matter, Organisation
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage
 from reviewapp.contracts.segmentation import segment
+from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.rules.models import Playbook
 from reviewapp.rules.services import (
     playbook_activate,
@@ -40,6 +42,15 @@ rules:
     action: verify
     patterns: ['assign']
 """
+
+
+def upload_and_ingest(matter: Matter, path: Path) -> Contract:
+    """A file uploaded as the browser does and ingested here (nothing queued)."""
+    with path.open("rb") as handle:
+        contract, _ = contract_upload(
+            matter=matter, file=handle, name=path.name, size=path.stat().st_size, enqueue=False
+        )
+    return contract_ingest(contract_id=contract.pk)
 
 
 def ingested_contract(*, matter: Matter, text: str, name: str = "contract.txt") -> Contract:

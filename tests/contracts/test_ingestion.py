@@ -13,16 +13,9 @@ from reviewapp.contracts.services import (
 )
 from reviewapp.reviews.models import Review
 from tests.contracts import hostile_files as hf
+from tests.factories import upload_and_ingest
 
 pytestmark = pytest.mark.django_db
-
-
-def upload_and_ingest(matter, path):
-    with path.open("rb") as handle:
-        contract, _ = contract_upload(
-            matter=matter, file=handle, name=path.name, size=path.stat().st_size, enqueue=False
-        )
-    return contract_ingest(contract_id=contract.pk)
 
 
 HOSTILE = [

@@ -13,9 +13,9 @@ from reviewapp.contracts import ocr as ocr_settings
 from reviewapp.contracts.extraction.quality import word_recovery
 from reviewapp.contracts.models import DocumentStatus
 from reviewapp.contracts.ocr import ocr_page_count, ocr_time_limit_s
-from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.realtime.models import Event
 from tests.contracts import hostile_files as hf
+from tests.factories import upload_and_ingest
 
 pytestmark = pytest.mark.django_db
 
@@ -47,14 +47,6 @@ def scanned_cuad_page(cuad_dir: Path, directory: Path) -> tuple[Path, str]:
     image.save(path, "PDF", resolution=300.0)
     assert len(reference.split()) > 100, "the chosen page should hold a page of text"
     return path, reference
-
-
-def upload_and_ingest(matter, path):
-    with path.open("rb") as handle:
-        contract, _ = contract_upload(
-            matter=matter, file=handle, name=path.name, size=path.stat().st_size, enqueue=False
-        )
-    return contract_ingest(contract_id=contract.pk)
 
 
 @needs_tesseract

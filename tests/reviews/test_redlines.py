@@ -15,8 +15,8 @@ from reviewapp.reviews.exports.docx_tracked import docx_text
 from reviewapp.reviews.models import Redline, RedlineStatus
 from reviewapp.reviews.redlines.services import redline_proposal
 from reviewapp.reviews.services import review_scan
-from tests.factories import active_playbook, ingested_contract
-from tests.reviews.docx_files import accepted_text, comment_anchors, revisions
+from tests.factories import active_playbook, ingested_contract, upload_and_ingest
+from tests.reviews.docx_files import accepted_text, comment_anchors, part, revisions
 
 pytestmark = pytest.mark.django_db
 
@@ -230,6 +230,35 @@ rules:
     patterns: ['unlimited']
     fallback_clause: Liability is capped at the fees paid in the twelve months before the claim.
 """
+
+
+def test_a_pdf_upload_exports_as_a_generated_docx_with_the_change_and_its_pages(
+    client, matter, lawyer, reviewer, tmp_path, django_capture_on_commit_callbacks
+):
+    from tests.contracts.hostile_files import make_text_pdf
+
+    active_playbook(organisation=matter.organisation, source=PLAYBOOK)
+    pages = [
+        ["SUPPLY AGREEMENT", "1. Assignment. Neither party may assign this Agreement without"],
+        ["consent.", "", "2. Notices. Notices shall be in writing."],
+    ]
+    contract = upload_and_ingest(matter, make_text_pdf(tmp_path, pages, name="supply.pdf"))
+    assert contract.kind == "pdf" and contract.page_count == 2
+    review = scanned(contract, django_capture_on_commit_callbacks)
+    (target,) = [p for p in contract.passages.all() if p.firings.exists()]
+    clause = contract.text[target.start : target.end]
+    assert "without" in clause and "consent" in clause  # the clause runs over the page break
+    replacement = clause.replace("without", "without the other's written", 1)
+    client.force_login(lawyer)
+    saved = save(client, review, replacement, passage=target)
+    assert saved.status_code == 200, saved.content
+    client.post(f"/api/redlines/{saved.json()['id']}/accept/")
+    client.force_login(reviewer)
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    assert revisions(content) == [("ins", "Lee Lawyer", " the other's written")]
+    assert accepted_text(content) == contract.text.replace(clause, replacement)
+    assert anchored(content, "Anti-Assignment (medium)")
+    assert part(content, "word/document.xml").count(b"<w:pageBreakBefore/>") == 1  # two pages
 
 
 def test_the_uploaded_word_file_gets_the_change_at_its_clause(
