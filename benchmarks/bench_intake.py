@@ -7,7 +7,8 @@ the intake service as the API does (the zip is checked and stored while the cloc
 starts a worker on the ingest, model, default and ocr queues (``--concurrency`` processes, as
 ``make run`` does on this machine). The clock stops when the batch has unpacked every entry and
 every contract has ended its ingestion and has its review with the offline engine (trigger scan
-done; its draft, if one was queued, complete or failed).
+done; its draft, if one was queued, complete or failed; no check of a flagged passage still
+queued), so every cell of the grid is final.
 
 The worker's CPU time is reported too: the machine is often shared, and CPU seconds divided by
 the worker processes is what the run would take on idle cores.
@@ -94,7 +95,7 @@ def state(batch_id: int) -> dict[str, int | bool]:
 
     from reviewapp.contracts.intake.progress import intake_progress
     from reviewapp.contracts.models import DocumentStatus, IntakeBatch
-    from reviewapp.reviews.models import DraftStatus
+    from reviewapp.reviews.models import DraftStatus, VerificationStatus
 
     batch = IntakeBatch.objects.get(pk=batch_id)
     progress = intake_progress(batch=batch)
@@ -102,7 +103,8 @@ def state(batch_id: int) -> dict[str, int | bool]:
     drafting = Q(review__draft__isnull=False) & ~Q(
         review__draft__status__in=[DraftStatus.COMPLETE, DraftStatus.FAILED]
     )
-    reviewed = ingested.filter(review__isnull=False).exclude(drafting).count()
+    checking = Q(review__verifications__status=VerificationStatus.QUEUED)
+    reviewed = ingested.filter(review__isnull=False).exclude(drafting).exclude(checking).count()
     return {
         "done": progress.done,
         "total": progress.total,

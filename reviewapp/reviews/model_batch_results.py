@@ -2,7 +2,7 @@
 
 A succeeded draft goes through the streamed draft's validation and completion (schema, passages
 that exist, output rules, flags the draft raises); succeeded checks through the verdict schema,
-the quote check and the state machine's rules (``model_work._settle``). Every answer is
+the quote check and the state machine's rules (``model_work.verdicts_settle``). Every answer is
 recorded as a model call at the batch price. A request that expired, errored, was canceled or
 whose answer is unusable ends like a failed model call, never CONFIRMED: its checks go to a
 lawyer (NEEDS_HUMAN_REVIEW with a MODEL_BATCH_* reason), its draft is FAILED with that reason.
@@ -47,11 +47,11 @@ from reviewapp.reviews.model_batches import (
     model_batch_publish,
 )
 from reviewapp.reviews.model_work import (
-    _settle,
     chunk_prefix,
     llm_settings,
     model_call_record,
     review_chunks,
+    verdicts_settle,
     verifications_give_up,
 )
 from reviewapp.reviews.models import Draft, DraftStatus, ModelCall, Review
@@ -231,10 +231,12 @@ def _land_checks(row: ModelBatchRequest, outcome: BatchOutcome) -> None:
                 )
                 verifications = _queued_in_order(row.verification_ids)
                 by_index = {verdict.passage_index: verdict for verdict in result.verdicts}
-                for verification in verifications:
-                    verdict = by_index.get(verification.passage.index)
-                    if verdict is not None:
-                        _settle(review, verification, verdict, actor=config.model)
+                settled = [
+                    (v, by_index[v.passage.index])
+                    for v in verifications
+                    if v.passage.index in by_index
+                ]
+                verdicts_settle(review, settled, actor=config.model)
                 reason = ""
         if reason:
             verifications_give_up(

@@ -59,12 +59,12 @@ from reviewapp.reviews.model_work import (
     _human_verdict,
     _prices,
     _requires_human,
-    _settle,
     _verify_items,
     chunk_prefix,
     llm_settings,
     review_chunks,
     review_prefix,
+    verdicts_settle,
     verification_batches,
 )
 from reviewapp.reviews.models import Draft, Engine, Review, Verification, VerificationStatus
@@ -176,9 +176,8 @@ def lawyers_settle(*, review: Review) -> None:
     queued = Verification.objects.filter(
         review=review, status=VerificationStatus.QUEUED
     ).select_related("passage")
-    for verification in queued:
-        if _requires_human(compiled, verification):
-            _settle(review, verification, _human_verdict(verification), actor="rule")
+    human = [(v, _human_verdict(v)) for v in queued if _requires_human(compiled, v)]
+    verdicts_settle(review, human, actor="rule")
 
 
 def checks_items(review: Review, compiled: Any, ids: list[int]) -> list[VerifyItem]:

@@ -57,7 +57,7 @@ from reviewapp.reviews.reasons import (
     RULE_REQUIRES_HUMAN,
 )
 from reviewapp.reviews.slots import model_call_slot
-from reviewapp.reviews.transitions import passage_transition
+from reviewapp.reviews.transitions import Move, passages_transition
 from reviewapp.rules.engine import offline_verdict
 from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
@@ -192,12 +192,10 @@ def verifications_run(*, review_id: int, verification_ids: Sequence[int]) -> int
         return 0
     compiled = playbook_compiled(review.playbook_version)
     needs_human = [v for v in queued if _requires_human(compiled, v)]
-    for verification in needs_human:
-        _settle(review, verification, _human_verdict(verification), actor="rule")
+    verdicts_settle(review, [(v, _human_verdict(v)) for v in needs_human], actor="rule")
     rest = [v for v in queued if v not in needs_human]
     if rest and review.engine == Engine.OFFLINE:
-        for verification in rest:
-            _settle(review, verification, _offline(compiled, verification), actor="offline")
+        verdicts_settle(review, [(v, _offline(compiled, v)) for v in rest], actor="offline")
     elif rest:
         _verify_with_model(review, compiled, rest)
     return len(queued)
@@ -301,8 +299,7 @@ def _verify_with_model(review: Review, compiled: Any, batch: list[Verification])
             model_call_record(review=review, purpose="verify", usage=error.usage, config=config)
             raise
     model_call_record(review=review, purpose="verify", usage=result.usage, config=config)
-    for verification, verdict in zip(batch, result.verdicts, strict=True):
-        _settle(review, verification, verdict, actor=config.model)
+    verdicts_settle(review, list(zip(batch, result.verdicts, strict=True)), actor=config.model)
 
 
 def verifications_give_up(
@@ -317,45 +314,63 @@ def verifications_give_up(
     queued = Verification.objects.filter(
         pk__in=verification_ids, status=VerificationStatus.QUEUED
     ).select_related("passage")
-    for verification in queued:
-        verdict = _for_a_lawyer(verification, reason=reason, risk="medium", why=why)
-        _settle(review, verification, verdict, actor="system")
+    verdicts = [(v, _for_a_lawyer(v, reason=reason, risk="medium", why=why)) for v in queued]
+    verdicts_settle(review, verdicts, actor="system")
 
 
-def _settle(review: Review, verification: Verification, verdict: Verdict, *, actor: str) -> None:
+_SETTLED_FIELDS = [
+    "status", "outcome", "reason", "risk", "rationale", "quote", "redline", "question", "model",
+    "completed_at",
+]  # fmt: skip
+
+
+def verdicts_settle(
+    review: Review, settled: Sequence[tuple[Verification, Verdict]], *, actor: str
+) -> None:
+    """Store the verdicts of a batch and move their passages, in one transaction; a
+    verification settled already (a task delivered twice) is skipped."""
+    with transaction.atomic():
+        rows = Verification.objects.select_for_update(of=("self",)).select_related("passage")
+        locked = {row.pk: row for row in rows.filter(pk__in=[v.pk for v, _ in settled])}
+        done: list[Verification] = []
+        moves: list[Move] = []
+        for verification, verdict in settled:
+            row = locked.get(verification.pk)
+            if row is None or row.status == VerificationStatus.DONE:
+                continue
+            outcome, reason = _outcome(review, row, verdict)
+            row.status = VerificationStatus.DONE
+            row.outcome = outcome
+            row.reason = reason
+            row.risk = verdict.risk
+            row.rationale = verdict.rationale
+            row.quote = verdict.quote
+            row.redline = verdict.redline
+            row.question = verdict.question
+            row.model = actor
+            row.completed_at = timezone.now()
+            done.append(row)
+            moves.append(Move(row.passage_id, outcome, reason or verdict.rationale[:500]))
+        if not done:
+            return
+        Verification.objects.bulk_update(done, _SETTLED_FIELDS)
+        passages_transition(moves=moves, actor_kind=_actor_kind(review, actor), actor=actor)
+        for row in done:
+            event_publish(
+                matter_id=review.contract.matter_id,
+                type="verification.done",
+                payload=verification_payload(row),
+            )
+
+
+def _outcome(review: Review, verification: Verification, verdict: Verdict) -> tuple[str, str]:
     outcome, reason = verdict.outcome, verdict.reason or ""
     if review.planted_spans and outcome == PassageState.CONFIRMED:
-        outcome, reason = PassageState.NEEDS_HUMAN_REVIEW, PLANTED_INSTRUCTIONS
-    elif outcome == PassageState.CONFIRMED and set(verification.rule_ids) == {MODEL_RULE_ID}:
+        return PassageState.NEEDS_HUMAN_REVIEW, PLANTED_INSTRUCTIONS
+    if outcome == PassageState.CONFIRMED and set(verification.rule_ids) == {MODEL_RULE_ID}:
         # Only the draft flagged it: the model that raised the flag cannot clear it too.
-        outcome, reason = PassageState.NEEDS_HUMAN_REVIEW, MODEL_RAISED
-    with transaction.atomic():
-        locked = Verification.objects.select_for_update().get(pk=verification.pk)
-        if locked.status == VerificationStatus.DONE:
-            return
-        locked.status = VerificationStatus.DONE
-        locked.outcome = outcome
-        locked.reason = reason
-        locked.risk = verdict.risk
-        locked.rationale = verdict.rationale
-        locked.quote = verdict.quote
-        locked.redline = verdict.redline
-        locked.question = verdict.question
-        locked.model = actor
-        locked.completed_at = timezone.now()
-        locked.save()
-        passage_transition(
-            passage_id=locked.passage_id,
-            to_state=outcome,
-            actor_kind=_actor_kind(review, actor),
-            actor=actor,
-            reason=reason or verdict.rationale[:500],
-        )
-        event_publish(
-            matter_id=review.contract.matter_id,
-            type="verification.done",
-            payload=verification_payload(locked),
-        )
+        return PassageState.NEEDS_HUMAN_REVIEW, MODEL_RAISED
+    return outcome, reason
 
 
 def _actor_kind(review: Review, actor: str) -> str:

@@ -9,8 +9,8 @@ queue (``reviewapp.queue.decisions``) that calls ``passage_move`` and ``review_r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Protocol
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
@@ -89,28 +89,59 @@ def review_refresh_status(*, review: Review) -> Review:
     return review
 
 
+class Move(NamedTuple):
+    """One passage's move in ``passages_transition``."""
+
+    passage_id: int
+    to_state: str
+    reason: str = ""
+
+
 def passage_transition(
     *, passage_id: int, to_state: str, actor_kind: str, actor: str, reason: str = ""
 ) -> Passage:
     """Move one passage along the state machine (a verifier's or the system's move), hand it
     to the lawyers if it needs one, and update its review's status."""
-    with transaction.atomic():
-        passage = Passage.objects.select_for_update().get(pk=passage_id)
-        review = Review.objects.select_for_update().get(contract_id=passage.contract_id)
-        passage_move(
-            passage=passage,
-            review=review,
-            to_state=to_state,
-            actor_kind=actor_kind,
-            actor=actor,
-            reason=reason,
-        )
-        if to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
-            hand_to_lawyers(passage, review, reason)
-        review_refresh_status(review=review)
-        passage_state_publish(review=review, passage=passage)
-        transaction.on_commit(lambda: snapshot_refresh(review))
+    (passage,) = passages_transition(
+        moves=[Move(passage_id, to_state, reason)], actor_kind=actor_kind, actor=actor
+    )
     return passage
+
+
+def passages_transition(*, moves: Sequence[Move], actor_kind: str, actor: str) -> list[Passage]:
+    """Move passages of one review, each as ``passage_transition`` would (checked, recorded,
+    audited, handed to the lawyers if it needs one), then refresh the review's status once,
+    publish each passage's state with it, and rebuild the snapshot once after the commit.
+    A verification batch settles in one go: per passage, the status and the snapshot would
+    each read the whole contract again."""
+    if not moves:
+        return []
+    with transaction.atomic():
+        locked = Passage.objects.select_for_update().filter(pk__in={m.passage_id for m in moves})
+        passages = {p.pk: p for p in locked.order_by("pk")}  # one lock order: passages, review
+        (contract_id,) = {p.contract_id for p in passages.values()}
+        review = Review.objects.select_for_update().get(contract_id=contract_id)
+        moved = []
+        for move in moves:
+            passage = passages[move.passage_id]
+            passage_move(
+                passage=passage,
+                review=review,
+                to_state=move.to_state,
+                actor_kind=actor_kind,
+                actor=actor,
+                reason=move.reason,
+            )
+            if move.to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
+                hand_to_lawyers(passage, review, move.reason)
+            moved.append(passage)
+        status = review.status
+        review_refresh_status(review=review)
+        for passage in moved:
+            passage_state_publish(review=review, passage=passage)
+        if review.status == status:  # else review_refresh_status has it rebuilt already
+            transaction.on_commit(lambda: snapshot_refresh(review))
+    return moved
 
 
 def passage_move(

@@ -152,3 +152,65 @@ def test_a_secondary_rule_neither_raises_priority_nor_counts_as_the_issue(client
     assert '<span class="category">Uncapped Liability</span>' not in page
     assert "also: Uncapped Liability" in page
     assert 'data-categories="Cap On Liability|Uncapped Liability"' in page
+
+
+def test_a_batch_settles_at_once_each_passage_moved_and_published_once(
+    matter, django_capture_on_commit_callbacks, monkeypatch
+):
+    from reviewapp.realtime.models import Event
+    from reviewapp.reviews import transitions
+    from reviewapp.reviews.models import PassageTransition
+
+    active_playbook(organisation=matter.organisation, source=PLAYBOOK)
+    clauses = [
+        "Each party's liability shall not exceed the fees paid in a year.",
+        "Supplier accepts unlimited liability for data.",
+        "Liability is as agreed between the parties.",
+    ] * 3
+    text = "".join(f"{n}. Limits. {clause}\n\n" for n, clause in enumerate(clauses, 1))
+    review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
+    pending = list(Verification.objects.filter(review=review).values_list("pk", flat=True))
+    assert len(pending) == 9
+    counted = {"status": 0, "snapshot": 0}
+
+    def count(name, real):
+        def wrapped(*args, **kwargs):
+            counted[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(
+        transitions, "review_refresh_status", count("status", transitions.review_refresh_status)
+    )
+    monkeypatch.setattr(
+        transitions, "snapshot_refresh", count("snapshot", transitions.snapshot_refresh)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert verifications_run(review_id=review.pk, verification_ids=pending) == 9
+
+    assert counted == {"status": 1, "snapshot": 1}  # not once per passage
+    outcomes = list(
+        Verification.objects.filter(review=review)
+        .order_by("passage__index")
+        .values_list("outcome", flat=True)
+    )
+    assert outcomes == [
+        PassageState.CONFIRMED, PassageState.REJECTED, PassageState.NEEDS_HUMAN_REVIEW
+    ] * 3  # fmt: skip
+    assert (
+        PassageTransition.objects.filter(review=review, from_state=PassageState.PENDING).count()
+        == 9
+    )
+    states = Event.objects.filter(type="passage.state").values_list("payload", flat=True)
+    assert sorted(p["passage"] for p in states) == sorted(
+        review.contract.passages.filter(verification__isnull=False).values_list("index", flat=True)
+    )
+    review.refresh_from_db()
+    assert {p["review_status"] for p in states} == {review.status}  # each with the final status
+    # Delivered twice: nothing moves again.
+    assert verifications_run(review_id=review.pk, verification_ids=pending) == 0
+    assert (
+        PassageTransition.objects.filter(review=review, from_state=PassageState.PENDING).count()
+        == 9
+    )
