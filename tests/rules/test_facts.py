@@ -224,6 +224,67 @@ def test_a_term_for_so_long_as_the_parties_hold_shares_is_perpetual():
     assert found["Expiration Date"].value == "perpetual"
 
 
+@pytest.mark.parametrize(
+    ("term", "end"),
+    [
+        (
+            "6.1 Term. The term of this Agreement shall begin on the Effective Date and continue "
+            'for three (3) years thereafter (the "Initial Term") and shall renew for one (1) year '
+            "terms unless either party gives notice.",
+            "2012-04-15",
+        ),
+        (
+            "2. TERM AND RENEWAL 2.01. The term of this Agreement shall be for 10 years commencing "
+            "on the date of execution of this Agreement.",
+            "2019-04-15",
+        ),
+        (
+            "9. Term. The term of this Agreement commences on the Effective Date and shall "
+            "continue until the later of (a) the fourth (4th) anniversary of the Effective Date, "
+            "or (b) the delivery of every report.",
+            "2013-04-15",
+        ),
+        (
+            "9. Term. This Agreement shall remain in effect until the later of (a) July 31, 2021 "
+            "or (b) the date the parties sign a commercial supply agreement.",
+            "2021-07-31",
+        ),
+        (
+            "9.1 Term. Except as otherwise set forth in Section 9.2, the term of this Agreement "
+            'shall be eighteen (18) months ("Term").',
+            "2010-10-15",
+        ),
+    ],
+)
+def test_a_term_counted_from_its_start_is_computed(term, end):
+    found = _facts_of(
+        f"SUPPLY AGREEMENT\n\nThis Agreement is made as of April 15, 2009.\n\n{term}\n"
+    )
+    assert found["Expiration Date"].value == end
+
+
+def test_a_term_from_a_month_without_its_day_ends_in_a_month():
+    found = _facts_of(
+        "DISTRIBUTION AGREEMENT\n\nThis Agreement is made as of April __, 2005.\n\n9.1 Term. "
+        'The term of this Agreement shall be eighteen (18) months ("Term").\n'
+    )
+    assert found["Expiration Date"].value == "2006-10"
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        '"Term" means the period of time commencing on the Effective Date and continuing '
+        "thereafter indefinitely until this Agreement is terminated under Section 10.",
+        "9.1 Term. This Agreement shall be effective as of the Effective Date and the term of this "
+        "Agreement shall continue in effect until the Licensee ceases to sell the Product.",
+    ],
+)
+def test_a_term_without_an_end_the_contract_dates_is_perpetual(term):
+    found = _facts_of(f"LICENSE AGREEMENT\n\nThis Agreement is dated May 2, 2018.\n\n{term}\n")
+    assert found["Expiration Date"].value == "perpetual"
+
+
 def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"

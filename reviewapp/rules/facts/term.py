@@ -34,7 +34,9 @@ _PERPETUAL = re.compile(
     r"until\s+(?:such\s+time\s+as\s+)?(?:this\s+agreement\s+is\s+)?terminated|"
     r"end\w*\s+on\s+the\s+\w+\s+day\s+(?:following|after)\s+(?:a\s+|the\s+)?(?:written\s+)?notice|"
     r"until\s+(?:the\s+)?(?:expiration|expiry)\s+of\s+(?:the\s+)?(?:last|royalty)|until\s+termination|"
-    r"until\s+(?:either|one|a)\s+party\s+(?:gives|provides|serves)\s+(?:\w+\s+)?notice",
+    r"until\s+(?:either|one|a)\s+party\s+(?:gives|provides|serves)\s+(?:\w+\s+)?notice|"
+    r"(?:continue|remain)\w*\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?\s+until\s+"
+    r"[^.;]{0,60}?\bceases?\b",
     re.IGNORECASE,
 )
 _NOT_PERPETUAL = re.compile(
@@ -42,12 +44,18 @@ _NOT_PERPETUAL = re.compile(
     r"survive",
     re.IGNORECASE,
 )
+# "commencing on the Effective Date and continuing thereafter": from its start, not after a term
+_START_THEN = re.compile(
+    r"(?:commenc|begin|start)\w*\s+(?:on|as\s+of)\s+the\s+\w+\s+date\s+and\s+continu\w*\s+thereafter",
+    re.I,
+)
 _PERIOD_DEFINED = re.compile(r"contract\s+year|calendar\s+quarter|fiscal|royalty|quarter", re.I)
 _END_CUE = re.compile(
     r"(?:until|through|thru|to|expir\w*|terminat\w*|end\w*|ceas\w*|termination\s+date\s*:|"
     r"in\s+no\s+event\s+later\s+than|"
     r"expiration\s+date\s*:|conclud\w*)\s+(?:on|at|upon|as\s+of)?\s*"
-    r"(?:(?:11:59|midnight|12:00)[^,]{0,25},?\s*)?(?:the\s+)?$",
+    r"(?:(?:11:59|midnight|12:00)[^,]{0,25},?\s*)?(?:the\s+)?"
+    r"(?:(?:later|earlier|first)\s+(?:to\s+occur\s+)?of:?\s+(?:\(\w{1,3}\)\s+)?(?:the\s+)?)?$",
     re.IGNORECASE,
 )
 _ANCHOR = re.compile(
@@ -69,7 +77,7 @@ _RENEWS = re.compile(
     re.IGNORECASE,
 )
 _TERM_DURATION_CUE = re.compile(
-    r"\b(?:agreement|term|contract)\b(?:[^.;]|(?<=\d)\.(?=\d)){0,160}"
+    r"\b(?:(?:this|the)\s+(?:[\w-]+\s+)?(?:agreement|contract)|term)\b(?:[^.;\[(]|\[[^\]]{0,60}\]|\([^)]{0,60}\)|(?<=\d)\.(?=\d)){0,160}"
     r"(?:for|of|be|continue|remain|valid|expire|end|"
     r"until|terminate|is|thereafter)\s+"
     r"(?:(?:a|an|the|initial|period|term|of|further|full|for|on|date)\s+){0,4}$",
@@ -84,6 +92,15 @@ _NOT_TERM_DURATION = re.compile(
 _AFTER_TERM = re.compile(
     r"^\W{0,3}(?:thereafter|after\s+(?:the\s+)?(?:expiration|termination))", re.I
 )
+# "shall begin on the Effective Date and continue for three (3) years thereafter": the term
+# itself, counted from its start (not a renewal after it).
+_FROM_ITS_START = re.compile(
+    r"(?:commenc|begin|start|effective)\w*\s+(?:on|as\s+of|from)\s+[^.;]{0,60}?\s+and\s+"
+    r"(?:shall\s+|will\s+)?(?:continue|remain)\w*(?:\s+in\s+(?:full\s+)?(?:force|effect)"
+    r"(?:\s+and\s+effect)?)?\s+for\s+$",
+    re.I,
+)
+_SENTENCE_START = re.compile(r"(?:^|(?<=[a-z)\]\"”][.;:])|(?<=\d\.))\s+(?=[A-Z(])")
 _MAX_TERM_PASSAGES = 4
 _TERM_STATED = re.compile(
     r"(?:\bterm\s+of\s+th(?:is|e)\s+\w+|\bthis\s+(?:agreement|contract)|\binitial\s+term|"
@@ -148,7 +165,7 @@ def _expiration_in(
         (
             m
             for m in _PERPETUAL.finditer(text)
-            if not _NOT_PERPETUAL.search(text[: m.start()][-100:])
+            if not _NOT_PERPETUAL.search(_START_THEN.sub("", text[: m.start()][-100:]))
         ),
         None,
     )
@@ -166,11 +183,15 @@ def _computed_end(
     text = passage.text
     for found in find_durations(text):
         before = text[max(0, found.start - 240) : found.start]
+        sentence = _current_sentence(before)
         if (
             found.value[-1] not in "YM"
             or not _TERM_DURATION_CUE.search(before)
-            or _NOT_TERM_DURATION.search(before[-60:])
-            or _AFTER_TERM.search(text[found.end : found.end + 30])
+            or _NOT_TERM_DURATION.search(sentence[-60:])
+            or (
+                _AFTER_TERM.search(text[found.end : found.end + 30])
+                and not _FROM_ITS_START.search(sentence)
+            )
         ):
             continue
         start_fact = _stated_start(before) or _anchor_fact(
@@ -178,6 +199,13 @@ def _computed_end(
         )
         return _computed(passage, found.text, found.value, start_fact, renews)
     return _anniversary_end(passage, effective, agreement, renews)
+
+
+def _current_sentence(before: str) -> str:
+    """The words of ``before`` since its last sentence began (a heading before it, "TERM AND
+    RENEWAL 2.01.", is not part of what the sentence says)."""
+    starts = [m.end() for m in _SENTENCE_START.finditer(before)]
+    return before[starts[-1] :] if starts else before
 
 
 _STARTS_ON = re.compile(
@@ -214,6 +242,7 @@ _ANNIVERSARY = re.compile(
 
 _ANNIVERSARY_CUE = re.compile(
     r"(?:until|through|expir\w*|terminat\w*|end\w*|conclud\w*)\s+(?:on\s+|at\s+|upon\s+)?(?:the\s+)?"
+    r"(?:(?:later|earlier|first)\s+(?:to\s+occur\s+)?of:?\s+(?:\(\w{1,3}\)\s+)?(?:the\s+)?)?"
     r"(?:day\s+(?:prior|before)\s+(?:to\s+)?(?:the\s+)?)?$",
     re.IGNORECASE,
 )
@@ -233,7 +262,7 @@ def _anniversary_end(
         (
             m
             for m in _ANNIVERSARY.finditer(passage.text)
-            if _ANNIVERSARY_CUE.search(passage.text[max(0, m.start() - 40) : m.start()])
+            if _ANNIVERSARY_CUE.search(passage.text[max(0, m.start() - 60) : m.start()])
         ),
         None,
     )
@@ -262,6 +291,9 @@ def _computed(
     elif term.endswith("Y") and re.fullmatch(r"\d{4}(?:-\d\d)?", start_fact.value):
         year = int(start_fact.value[:4]) + int(term[1:-1])
         value = display = f"{year}{start_fact.value[4:]}"
+    elif term.endswith("M") and re.fullmatch(r"\d{4}-\d\d", start_fact.value):
+        months = int(start_fact.value[:4]) * 12 + int(start_fact.value[5:]) - 1 + int(term[1:-1])
+        value = display = f"{months // 12}-{months % 12 + 1:02d}"
     else:
         return None
     extra = {"computed": True, "term": term, "from": start_fact.name, "renews": renews}
