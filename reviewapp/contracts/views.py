@@ -40,7 +40,7 @@ from reviewapp.contracts.review_page import (
 )
 from reviewapp.contracts.selectors import contract_get_for_user
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
-from reviewapp.reviews.reasons import reason_labels
+from reviewapp.reviews.reasons import offline_match_labels, reason_labels
 from reviewapp.reviews.selectors import review_for_contract
 
 MAX_HIGHLIGHT_PAGES = 20
@@ -250,6 +250,7 @@ def _labels() -> dict[str, object]:
         "reviewStatuses": dict(ReviewStatus.choices),
         "draftStatuses": dict(DraftStatus.choices),
         "reasons": reason_labels(),
+        "offlineMatch": offline_match_labels(),
         "checkedByClaude": gettext("Checked by Claude"),
         "checkedOffline": gettext("Checked by the offline engine"),
         "suggestedWording": gettext("Suggested wording"),

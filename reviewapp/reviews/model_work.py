@@ -55,6 +55,7 @@ from reviewapp.reviews.reasons import (
     NO_OFFLINE_VERDICT,
     PLANTED_INSTRUCTIONS,
     RULE_REQUIRES_HUMAN,
+    rationale_kind,
 )
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.reviews.transitions import Move, passages_transition
@@ -390,6 +391,9 @@ def verification_payload(verification: Verification) -> dict[str, Any]:
         "engine": verification.engine,
         "risk": verification.risk,
         "rationale": verification.rationale,
+        "rationale_kind": rationale_kind(
+            model=verification.model, outcome=verification.outcome, reason=verification.reason
+        ),
         "quote": verification.quote,
         "redline": verification.redline,
         "question": verification.question,

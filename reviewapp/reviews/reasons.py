@@ -1,10 +1,14 @@
 """Why a passage went to a lawyer: the codes stored on verifications and queue items, and the
-sentence a lawyer reads for each (exports and the API keep the code)."""
+sentence a lawyer reads for each (exports and the API keep the code); and the verifier's
+rationale as a lawyer reads it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp.contracts.models import PassageState
 from reviewapp.llm import NO_VERDICT, QUOTE_NOT_FOUND
 
 LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
@@ -52,3 +56,46 @@ def reason_label(reason: str | None) -> str:
 def reason_labels() -> dict[str, str]:
     """Every known code with its sentence, in the active language (for page scripts)."""
     return {code: str(label) for code, label in _LABELS.items()}
+
+
+# Who settled a verification (``Verification.model``) when no model did: their rationale is one
+# of our own English sentences, stored as written for the API and the exports.
+OWN_ACTORS = frozenset({"offline", "rule", "system"})
+_OFFLINE_MATCH: dict[str, Any] = {
+    PassageState.CONFIRMED: _("The rule's wording for an acceptable clause matched (quoted)."),
+    PassageState.REJECTED: _("The rule's wording for an unacceptable clause matched (quoted)."),
+}
+
+
+def rationale_kind(*, model: str, outcome: str, reason: str) -> str:
+    """How a page shows a rationale, whatever the reader's language: ``text`` as written (a
+    model's own words, a rule's question in its playbook's language), ``match`` as the offline
+    engine's match said in the reader's language (the matched words are quoted beside it), or
+    ``reason``: not at all, since the reason's label says it."""
+    if model not in OWN_ACTORS:
+        return "text"
+    if reason in _LABELS and reason != NO_OFFLINE_VERDICT:
+        return "reason"
+    if model == "offline" and not reason and outcome in _OFFLINE_MATCH:
+        return "match"
+    return "text"
+
+
+def rationale_shown(verification: object) -> str:
+    """A settled verification's rationale in the reader's language (``rationale_kind``)."""
+    outcome = getattr(verification, "outcome", "")
+    kind = rationale_kind(
+        model=getattr(verification, "model", ""),
+        outcome=outcome,
+        reason=getattr(verification, "reason", ""),
+    )
+    if kind == "reason":
+        return ""
+    if kind == "match":
+        return str(_OFFLINE_MATCH[outcome])
+    return str(getattr(verification, "rationale", ""))
+
+
+def offline_match_labels() -> dict[str, str]:
+    """The offline engine's match, per outcome, in the active language (for page scripts)."""
+    return {outcome: str(label) for outcome, label in _OFFLINE_MATCH.items()}

@@ -36,7 +36,12 @@
     box.textContent = "";
     const engine = payload.engine === "anthropic" ? L.checkedByClaude : L.checkedOffline;
     const reason = payload.reason ? ` (${(L.reasons && L.reasons[payload.reason]) || payload.reason})` : "";
-    box.append(text("div", "small", `${engine}: ${stateLabel(payload.outcome)}${reason} — ${payload.rationale}`));
+    // The same choice as the page's rationale_shown: our own sentences in the reader's language.
+    const rationale = {
+      reason: "",
+      match: (L.offlineMatch && L.offlineMatch[payload.outcome]) || payload.rationale,
+    }[payload.rationale_kind] ?? payload.rationale;
+    box.append(text("div", "small", `${engine}: ${stateLabel(payload.outcome)}${reason}${rationale ? ` — ${rationale}` : ""}`));
     if (payload.quote) box.append(text("blockquote", "small", `“${payload.quote}”`));
     if (payload.redline) box.append(text("div", "small", `${L.suggestedWording}: ${payload.redline}`));
     if (payload.question) box.append(text("div", "small question", `${L.askCounterparty}: ${payload.question}`));

@@ -214,3 +214,42 @@ def test_a_batch_settles_at_once_each_passage_moved_and_published_once(
         PassageTransition.objects.filter(review=review, from_state=PassageState.PENDING).count()
         == 9
     )
+
+
+def test_the_offline_engines_own_sentences_are_in_the_readers_language(
+    client, matter, reviewer, django_capture_on_commit_callbacks
+):
+    from reviewapp.realtime.models import Event
+    from reviewapp.reviews.reasons import rationale_kind
+
+    source = PLAYBOOK.replace(
+        "  - id: en.test.context\n",
+        "  - id: en.test.human\n    category: Audit Rights\n    severity: high\n"
+        "    action: human\n    patterns: ['audit']\n  - id: en.test.context\n",
+    )
+    active_playbook(organisation=matter.organisation, source=source)
+    text = (
+        "1. Limits. Each party's liability shall not exceed the fees paid in a year.\n\n"
+        "2. Audit. Customer may audit the Supplier once a year.\n"
+    )
+    review = review_scan(contract_id=ingested_contract(matter=matter, text=text).pk, enqueue=False)
+    pending = list(Verification.objects.filter(review=review).values_list("pk", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        verifications_run(review_id=review.pk, verification_ids=pending)
+    kinds = {
+        e["passage"]: e["rationale_kind"]
+        for e in Event.objects.filter(type="verification.done").values_list("payload", flat=True)
+    }
+    assert kinds == {0: "match", 1: "reason"}  # what the page script is told
+    assert rationale_kind(model="claude-x", outcome="CONFIRMED", reason="") == "text"
+
+    client.force_login(reviewer)
+    url = f"/contracts/{review.contract_id}/"
+    english = client.get(url).content.decode()
+    assert "The rule&#x27;s wording for an acceptable clause matched (quoted)." in english
+    assert "shall not exceed the fees" in english  # the matched words, quoted
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "Matched the rule" not in chinese
+    assert "The rule&#x27;s wording" not in chinese
+    assert "always needs a lawyer" not in chinese  # said once, by the reason's label
+    assert "规则中可接受条款的措辞已匹配" in chinese
