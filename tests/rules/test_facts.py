@@ -285,6 +285,44 @@ def test_a_term_without_an_end_the_contract_dates_is_perpetual(term):
     assert found["Expiration Date"].value == "perpetual"
 
 
+@pytest.mark.parametrize(
+    ("clause", "law"),
+    [
+        (
+            "Regardless of the place of execution, this Agreement shall be governed by and "
+            "construed exclusively in accordance with the laws and decisions of the State of "
+            "Georgia.",
+            "Georgia, United States",
+        ),
+        (
+            "THESE RIGHTS AND OBLIGATIONS SHALL BE GOVERNED BY THE LAWS, OTHER THAN CHOICE OF LAW "
+            "RULES, OF THE STATE OF GEORGIA.",
+            "Georgia, United States",
+        ),
+        (
+            "This Agreement is controlled by the laws of the State of Texas, and venue lies in "
+            "Pecos County.",
+            "Texas, United States",
+        ),
+        (
+            "This Agreement shall be governed by and construed in accordance with Swiss law.",
+            "Switzerland",
+        ),
+    ],
+)
+def test_governing_law_clauses_in_other_words(clause, law):
+    found = _facts_of(f"SUPPLY AGREEMENT\n\nThis Agreement is dated May 2, 2018.\n\n12. {clause}\n")
+    assert found["Governing Law"].value == law
+
+
+def test_laws_a_party_is_subject_to_are_not_the_governing_law():
+    found = _facts_of(
+        "REINSURANCE AGREEMENT\n\nWHEREAS, the Company is a life insurer subject to certain "
+        "capital requirements of the insurance laws and regulations of Delaware;\n"
+    )
+    assert "Governing Law" not in found
+
+
 def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"

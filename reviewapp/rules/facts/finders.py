@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from .dates import DateMatch, find_dates
-from .jurisdictions import find_jurisdictions
+from .jurisdictions import canonical, find_jurisdictions
 from .model import (
     AGREEMENT_DATE,
     EFFECTIVE_DATE,
@@ -192,9 +192,10 @@ def _date_fact(name: str, passage: PassageText, found: DateMatch) -> Fact:
 
 
 _LAW_CUE = re.compile(
-    r"(?:govern\w*|constru\w+|interpret\w*|enforc\w+|applicable\s+law|choice\s+of\s+law|"
-    r"subject\s+to)[^.;]{0,160}?\blaws?\s+(?:in\s+force\s+)?(?:of|in)\b"
-    r"|\blaws?\s+of\s+[^.;]{0,80}?(?:shall|will)\s+(?:govern|apply)"
+    r"(?:govern\w*|constru\w+|interpret\w*|enforc\w+|controll?ed\s+by|applicable\s+law|"
+    r"choice\s+of\s+law|subject\s+to)[^.;]{0,160}?\blaws?(?:\s+and\s+decisions|,[^.;,]{0,40},)?\s+"
+    r"(?:in\s+force\s+)?(?:of|in)\b"
+    r"|\blaws?\s+of\s+[^.;]{0,80}?(?:shall\s+|will\s+)?(?:govern|apply)\b"
     r"|\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}\s+law\s+(?:shall|will)\s+(?:govern|apply)"
     r"|(?:适用|受)[^。；]{0,20}法律",
     re.IGNORECASE,
@@ -208,10 +209,36 @@ _INCORPORATED = re.compile(
 )
 
 
+# "governed by and construed in accordance with Swiss law"
+_LAW_ADJECTIVES = {
+    "Swiss": "Switzerland", "English": "England", "German": "Germany", "French": "France",
+    "Dutch": "Netherlands", "Italian": "Italy", "Spanish": "Spain", "Irish": "Ireland",
+    "Japanese": "Japan", "Israeli": "Israel", "Singapore": "Singapore", "Swedish": "Sweden",
+    "Danish": "Denmark", "Norwegian": "Norway", "Finnish": "Finland", "Belgian": "Belgium",
+    "Austrian": "Austria", "Scottish": "Scotland", "Indian": "India", "Korean": "South Korea",
+}  # fmt: skip
+_ADJECTIVE_LAW = re.compile(
+    r"(?:govern\w*|constru\w+|interpret\w*|accordance\s+with|subject\s+to)[^.;]{0,80}?\b"
+    rf"(?P<adjective>{'|'.join(_LAW_ADJECTIVES)})\s+(?:substantive\s+)?law\b"
+)
+
+
 def governing_law(passages: Sequence[PassageText]) -> Fact | None:
     """The jurisdiction whose law governs: the clause under a "Governing Law" heading first."""
     ordered = sorted(passages, key=lambda p: not _LAW_HEADING.search(p.heading or ""))
     for passage in ordered:
+        adjective = _ADJECTIVE_LAW.search(passage.text)
+        if adjective is not None:
+            place = canonical(_LAW_ADJECTIVES[adjective.group("adjective")])
+            if place is not None:
+                return Fact(
+                    name=GOVERNING_LAW,
+                    value=place.name,
+                    display=place.name,
+                    passage_index=passage.index,
+                    quote=adjective.group(0)[adjective.start("adjective") - adjective.start() :],
+                    extra={"country": place.country, "region": place.region},
+                )
         for cue in _LAW_CUE.finditer(passage.text):
             if _INCORPORATED.search(passage.text, max(0, cue.start() - 40), cue.end()):
                 continue
