@@ -323,6 +323,17 @@ def test_laws_a_party_is_subject_to_are_not_the_governing_law():
     assert "Governing Law" not in found
 
 
+def test_a_contract_effective_on_its_last_signature_takes_the_last_signing_date():
+    found = _facts_of(
+        "MAINTENANCE AGREEMENT\n\nDate: March 1, 1998\n\n(c) This Agreement shall be effective "
+        'on the date of signed acceptance ("Effective Date") by the Customer.\n\n'
+        "IN WITNESS WHEREOF the parties sign below.\n\nBy: /s/ A. Smith\nDate: March 4, 1998\n\n"
+        "By: /s/ B. Jones\nDate: 3-5-98\n"
+    )
+    assert found["Effective Date"].value == "1998-03-05"
+    assert found["Effective Date"].extra["derived_from"] == "signature"
+
+
 def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"

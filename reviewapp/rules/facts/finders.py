@@ -73,6 +73,13 @@ _EFFECTIVE_STATED = re.compile(
     r"(?:\s+(?:the|this))?\W*$",
     re.IGNORECASE,
 )
+# "effective on the date of signed acceptance", "as of the last date of signature below": the
+# day the last party signed, read from the signature blocks' "Date:" lines.
+_EFFECTIVE_ON_SIGNING = re.compile(
+    r"\beffective\s+(?:on|as\s+of|upon)\s+the\s+(?:later\s+|last\s+)?date\s+(?:of|on\s+which)\s+"
+    r"(?:the\s+)?(?:last\s+|final\s+)?(?:signature|execution|signed|signing)",
+    re.IGNORECASE,
+)
 _EFFECTIVE_LINE = re.compile(r"\beffective\s+date\s*:\s*$", re.IGNORECASE)
 
 
@@ -149,6 +156,13 @@ def effective_date(passages: Sequence[PassageText], agreement: Fact | None) -> F
             break
     if best is not None:
         return _date_fact(EFFECTIVE_DATE, best[1], best[2])
+    if any(_EFFECTIVE_ON_SIGNING.search(p.text) for p in passages):
+        signed = _signature_date(passages)
+        if signed is not None:
+            return Fact(
+                EFFECTIVE_DATE, signed.value, signed.display, signed.passage_index, signed.quote,
+                {"derived_from": "signature"},
+            )  # fmt: skip
     if agreement is None:
         return None
     return Fact(
