@@ -7,14 +7,10 @@ launcher exits 0.
 
 The web server is CLAUSEWISE_WEB_PROCESSES uvicorn processes (2 by default: one Python process
 is bound by its interpreter) sharing one listening socket that the launcher binds before
-starting them (`uvicorn --fd`). Each is a child of the launcher, watched and restarted on its
-own, and while one restarts the others go on answering on the same port. (uvicorn's own
-`--workers` supervisor was not used: the launcher would watch only that supervisor, and a
-`kill -9` of it leaves its workers behind.)
-
-The terminal is for the person starting it: Celery without its banner at CELERY_LOG_LEVEL
-(WARNING), the web server without access logs unless CLAUSEWISE_ACCESS_LOG=1, and the demo
-users' once-only passwords in a box when the web server first answers.
+starting them (``reviewapp.web``: uvicorn on an inherited socket). Each is a child of the
+launcher, watched and restarted on its own, and while one restarts the others go on answering
+on the same port. (uvicorn's own `--workers` supervisor was not used: the launcher would watch
+only that supervisor, and a `kill -9` of it leaves its workers behind.)
 """
 
 from __future__ import annotations
@@ -164,15 +160,12 @@ def web_socket(host: str, port: int) -> socket.socket:
 def web_command(
     fd: int, *, log_level: str = "warning", access_log: bool | None = None
 ) -> list[str]:
-    """One web process serving the ASGI application (HTTP and websockets) on socket ``fd``;
+    """One web process (``reviewapp.web``) serving the ASGI application on socket ``fd``;
     access log as CLAUSEWISE_ACCESS_LOG says unless ``access_log`` is given."""
     if access_log is None:
         access_log = env_bool("CLAUSEWISE_ACCESS_LOG", False)
-    return [
-        sys.executable, "-m", "uvicorn", "reviewapp.asgi:application", "--fd", str(fd),
-        "--ws", "websockets-sansio", "--lifespan", "off", "--log-level", log_level,
-        "--access-log" if access_log else "--no-access-log",
-    ]  # fmt: skip
+    command = [sys.executable, "-m", "reviewapp.web", "--fd", str(fd), "--log-level", log_level]
+    return [*command, "--access-log"] if access_log else command
 
 
 def web_process_count() -> int:

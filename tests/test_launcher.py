@@ -98,7 +98,7 @@ def test_killed_web_process_and_redis_come_back_and_ctrl_c_stops_everything(tmp_
     started: set[int] = set()
     try:
         assert wait_until(lambda: _healthy(url), timeout_s=240), log_path.read_text()[-3000:]
-        webs = _running(launcher.pid, "uvicorn")
+        webs = _running(launcher.pid, "reviewapp.web")
         assert len(webs) == 2, _children(launcher.pid)  # two web processes on one socket
         started = _descendants(launcher.pid)
 
@@ -110,7 +110,7 @@ def test_killed_web_process_and_redis_come_back_and_ctrl_c_stops_everything(tmp_
         assert wait_until(lambda: re.search(restart, log_path.read_text(), re.M), timeout_s=10)
         assert _healthy(url)  # the other web process answers while this one restarts
         assert wait_until(
-            lambda: len(set(_running(launcher.pid, "uvicorn")) - {webs[0]}) == 2, timeout_s=30
+            lambda: len(set(_running(launcher.pid, "reviewapp.web")) - {webs[0]}) == 2, timeout_s=30
         ), log_path.read_text()[-3000:]
         assert wait_until(lambda: _healthy(url), timeout_s=60), log_path.read_text()[-3000:]
         started |= _descendants(launcher.pid)
