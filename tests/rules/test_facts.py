@@ -334,6 +334,24 @@ def test_a_contract_effective_on_its_last_signature_takes_the_last_signing_date(
     assert found["Effective Date"].extra["derived_from"] == "signature"
 
 
+@pytest.mark.parametrize(
+    "testimonium",
+    [
+        "IN WITNESS WHEREOF, the undersigned hereby execute this Agreement this 14th day of "
+        "February 2020.",
+        "IN WITNESS WHEREOF, the undersigned hereby execute this Agreement as of February 14, "
+        "2020.",
+    ],
+)
+def test_the_testimonium_dates_a_contract_whose_preamble_does_not(testimonium):
+    found = _facts_of(
+        "JOINDER AGREEMENT\n\nThe undersigned agree to be bound by the Stockholders Agreement.\n\n"
+        + "".join(f"{n}. Covenant. Each holder keeps covenant {n} in full.\n\n" for n in range(30))
+        + f"{testimonium}\n\nCLARUS IV-A, L.P.\nBy: /s/ A. Smith\n"
+    )
+    assert found["Agreement Date"].value == "2020-02-14"
+
+
 def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"

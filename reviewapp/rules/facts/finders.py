@@ -97,7 +97,7 @@ def agreement_date(passages: Sequence[PassageText]) -> Fact | None:
                 best = (tier, found)
         if best is not None:
             return _date_fact(AGREEMENT_DATE, passage, best[1])
-    return _signature_date(passages) or _title_date(passages)
+    return _witness_date(passages) or _signature_date(passages) or _title_date(passages)
 
 
 def _agreement_tier(text: str, found: DateMatch) -> int | None:
@@ -120,6 +120,27 @@ def _title_date(passages: Sequence[PassageText]) -> Fact | None:
         for found in find_dates(passage.text):
             before = passage.text[max(0, found.start - _CONTEXT) : found.start]
             if found.start < _TITLE_CHARS and not _NOT_AGREEMENT.search(before):
+                return _date_fact(AGREEMENT_DATE, passage, found)
+    return None
+
+
+# "IN WITNESS WHEREOF, the parties execute this Agreement as of February 20, 2020."
+_WITNESS_DATE = re.compile(
+    r"IN\s+WITNESS\s+WHEREOF[^.;]{0,160}?\b(?:execut\w*|sign\w*|deliver\w*|dated)\b[^.;]{0,80}?"
+    r"(?:\bthis|\bas\s+of|\bon|\bdated|\beffective)\W*(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _witness_date(passages: Sequence[PassageText]) -> Fact | None:
+    """The date of the testimonium ("IN WITNESS WHEREOF, ... executed this Agreement this 14th
+    day of February 2020"), where the preamble gives none."""
+    for passage in passages:
+        if "witness" not in passage.text.lower():
+            continue
+        for found in find_dates(passage.text):
+            before = passage.text[max(0, found.start - 260) : found.start]
+            if _WITNESS_DATE.search(before):
                 return _date_fact(AGREEMENT_DATE, passage, found)
     return None
 
