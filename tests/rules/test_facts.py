@@ -352,6 +352,25 @@ def test_the_testimonium_dates_a_contract_whose_preamble_does_not(testimonium):
     assert found["Agreement Date"].value == "2020-02-14"
 
 
+def test_a_term_clause_with_no_date_and_no_period_is_open_ended():
+    found = _facts_of(
+        "REMARKETING AGREEMENT\n\nThis Agreement is dated February 15, 2011.\n\n8. Term. This "
+        "Agreement shall terminate (i) on the Business Day after the Settlement Date, (ii) when "
+        "the Remarketing fails, or (iii) when the Remarketing Agent resigns.\n"
+    )
+    assert found["Expiration Date"].value == "perpetual"
+    assert found["Expiration Date"].quote == "This Agreement shall terminate"
+
+
+def test_a_term_ending_on_a_counted_day_is_not_open_ended():
+    found = _facts_of(
+        "SUPPORT AGREEMENT\n\nThis Agreement is dated July 16, 2012.\n\n7. Term. This "
+        "Agreement shall automatically terminate at midnight on the 30th day after the Effective "
+        "Date if the Offer has not commenced.\n"
+    )
+    assert "Expiration Date" not in found  # not guessed as perpetual
+
+
 def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"

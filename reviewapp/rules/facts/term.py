@@ -117,11 +117,46 @@ def expiration_date(
     """When the contract ends: a date it names, a date computed from "for N years from the
     Effective Date" (``computed``), or "perpetual"; ``renews`` when it renews itself."""
     stating = _stating_passages(passages)
-    for passage in _term_passages(passages):
+    candidates = _term_passages(passages)
+    for passage in candidates:
         fact = _expiration_in(passage, effective, agreement, passage.index in stating)
         if fact is not None:
             return fact
-    return None
+    return _open_ended(candidates, stating)
+
+
+_OPEN_END = re.compile(
+    r"\bthis\s+(?:agreement|contract)\s+(?:shall|will)\s+(?:(?:automatically|only)\s+)?"
+    r"(?:terminate|expire|continue|remain\s+in\s+(?:full\s+)?(?:force|effect))\b",
+    re.IGNORECASE,
+)
+
+
+_COUNTED_DAY = re.compile(r"\b\w+(?:st|nd|rd|th)\s+(?:day|anniversary)\b|\banniversary\b", re.I)
+
+
+def _open_ended(candidates: Sequence[PassageText], stating: set[int]) -> Fact | None:
+    """A term clause that names no date and counts no years or months ("This Agreement shall
+    terminate (i) on the Business Day after the Settlement Date, (ii) ..."): it runs until an
+    event or a notice, which is "perpetual" in the sense of having no fixed end."""
+    clauses = [p for p in candidates[:_MAX_TERM_PASSAGES] if p.index in stating]
+    if not clauses:
+        return None
+    for passage in clauses:
+        if (
+            any(d.complete for d in find_dates(passage.text))
+            or any(f.value[-1] in "YM" for f in find_durations(passage.text))
+            or _COUNTED_DAY.search(passage.text)
+        ):
+            return None
+    first = next((m for p in clauses if (m := _OPEN_END.search(p.text))), None)
+    if first is None:
+        return None
+    passage = next(p for p in clauses if _OPEN_END.search(p.text))
+    return Fact(
+        EXPIRATION_DATE, PERPETUAL, "Perpetual", passage.index, first.group(0),
+        {"computed": False, "renews": bool(_RENEWS.search(passage.text))},
+    )  # fmt: skip
 
 
 def _stating_passages(passages: Sequence[PassageText]) -> set[int]:
