@@ -11,6 +11,10 @@ starting them (``reviewapp.web``: uvicorn on an inherited socket). Each is a chi
 launcher, watched and restarted on its own, and while one restarts the others go on answering
 on the same port. (uvicorn's own `--workers` supervisor was not used: the launcher would watch
 only that supervisor, and a `kill -9` of it leaves its workers behind.)
+
+The terminal is for the person starting it: Celery without its banner at CELERY_LOG_LEVEL
+(WARNING), the web server without access logs unless CLAUSEWISE_ACCESS_LOG=1, and the demo
+users' once-only passwords in a box when the web server first answers.
 """
 
 from __future__ import annotations

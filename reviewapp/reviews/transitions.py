@@ -119,6 +119,8 @@ def passages_transition(*, moves: Sequence[Move], actor_kind: str, actor: str) -
     with transaction.atomic():
         locked = Passage.objects.select_for_update().filter(pk__in={m.passage_id for m in moves})
         passages = {p.pk: p for p in locked.order_by("pk")}  # one lock order: passages, review
+        if len(passages) < len({m.passage_id for m in moves}):
+            raise Passage.DoesNotExist("a passage to move is gone (its contract was deleted?)")
         (contract_id,) = {p.contract_id for p in passages.values()}
         review = Review.objects.select_for_update().get(contract_id=contract_id)
         moved = []
