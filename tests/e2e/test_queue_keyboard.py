@@ -56,8 +56,10 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         page.wait_for_function("() => document.activeElement.dataset.role === 'note'")
         page.keyboard.type("A mutual clause; acceptable.")  # j, k, a, c typed here do nothing
         assert note.input_value() == "A mutual clause; acceptable."
-        page.keyboard.press("Enter")
-        page.wait_for_selector(f"#item-{first.pk}", state="detached")
+        with page.expect_navigation():  # the decision posts and the queue comes back
+            page.keyboard.press("Enter")
+        page.wait_for_selector(f"#item-{second.pk}")
+        assert page.locator(f"#item-{first.pk}").count() == 0
 
         page.keyboard.press("j")  # the other item is the only one left
         assert selected(page) == f"item-{second.pk}|item-{second.pk}"
