@@ -42,6 +42,18 @@ from reviewapp.contracts.selectors import contract_get_for_user
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
 from reviewapp.reviews.selectors import review_for_contract
+from reviewapp.rules.facts.model import (
+    AGREEMENT_DATE,
+    AMOUNTS,
+    DOCUMENT_NAME,
+    EFFECTIVE_DATE,
+    EXPIRATION_DATE,
+    GOVERNING_LAW,
+    NOTICE_PERIOD,
+    PARTIES,
+    RENEWAL_TERM,
+)
+from reviewapp.rules.labels import category_label
 
 MAX_HIGHLIGHT_PAGES = 20
 
@@ -272,4 +284,12 @@ def _labels() -> dict[str, object]:
         "passwordFailed": gettext("The password could not be sent."),
         "redlinesFailed": gettext("The redlines could not be loaded: %(error)s"),
         "tryAgain": gettext("Try again"),
+        "perpetual": gettext("Perpetual"),
+        "factNames": {name: category_label(name) for name in _FACT_NAMES},
     }
+
+
+_FACT_NAMES = (
+    AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE, RENEWAL_TERM, NOTICE_PERIOD, GOVERNING_LAW,
+    PARTIES, AMOUNTS, DOCUMENT_NAME,
+)  # fmt: skip

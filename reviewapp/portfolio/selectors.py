@@ -32,7 +32,7 @@ from django.utils.translation import gettext as _
 from reviewapp.contracts.models import Contract, DocumentStatus
 from reviewapp.portfolio.ranks import SEVERITY_RANK, STATE_RANK, worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
-from reviewapp.reviews.key_facts import KeyFact, facts_from_data
+from reviewapp.reviews.key_facts import KeyFact, fact_shown, facts_from_data
 from reviewapp.reviews.models import Draft, ReviewSnapshot, ReviewStatus, RuleFiring
 from reviewapp.rules.labels import category_label, severity_label
 
@@ -197,7 +197,7 @@ def _fact_cell(fact: KeyFact) -> dict[str, Any]:
     value = fact.value
     sortable = value if isinstance(value, (str, int, float)) and value != "" else fact.display
     return {
-        "display": fact.display,
+        "display": fact_shown(fact),
         "value": value,
         "sort": sortable,
         "passage_index": fact.passage_index,

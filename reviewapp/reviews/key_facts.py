@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from django.utils import formats
+from django.utils.translation import gettext
+
 from reviewapp.rules.facts import normalise_fact
 from reviewapp.rules.facts.dates import as_date
 from reviewapp.rules.facts.durations import add_duration, parse_duration
@@ -31,6 +34,7 @@ from reviewapp.rules.facts.model import (
     GOVERNING_LAW,
     NOTICE_PERIOD,
     PARTIES,
+    PERPETUAL,
     RENEWAL_TERM,
 )
 
@@ -76,6 +80,23 @@ class KeyFact:
     def verified(self) -> bool:
         """False for a model's fact whose quote was not found in its passage."""
         return self.extra.get("verified", True) is not False
+
+
+def fact_shown(fact: KeyFact) -> str:
+    """What a reader sees of a fact: the contract's own words, except where the words are ours
+    (a date counted from the term, "perpetual"), said in the reader's language."""
+    if fact.value == PERPETUAL:
+        return gettext("Perpetual")
+    if fact.extra.get("computed") and isinstance(fact.value, str):
+        day = as_date(fact.value)
+        if day is not None:
+            return formats.date_format(day, "DATE_FORMAT")
+    return fact.display
+
+
+def fact_shown_raw(name: str, raw: Any) -> str:
+    """``fact_shown`` of a fact as a draft stores it (a dict, or an older draft's text)."""
+    return fact_shown(_fact(name, raw))
 
 
 def facts_of(review: Review) -> dict[str, KeyFact]:

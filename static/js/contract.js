@@ -388,9 +388,21 @@
     if (facts.length) {
       const dl = document.createElement("dl");
       dl.className = "facts";
-      // A normalised fact comes as {display, ...}; an older draft's as plain text.
-      const shown = (value) => (value && typeof value === "object" && "display" in value ? value.display : String(value));
-      facts.forEach(([name, value]) => dl.append(text("dt", "", name), text("dd", "", shown(value))));
+      // A normalised fact comes as {display, ...}; an older draft's as plain text. What we
+      // computed (a counted date, "perpetual") is said in the reader's language, as the page
+      // does (key_facts.fact_shown); the contract's own words stay as written.
+      const lang = document.documentElement.lang || undefined;
+      const shown = (value) => {
+        if (!value || typeof value !== "object" || !("display" in value)) return String(value);
+        if (value.value === "perpetual") return L.perpetual || value.display;
+        if (value.computed && /^\d{4}-\d\d-\d\d$/.test(value.value || "")) {
+          const day = new Date(`${value.value}T00:00:00Z`);
+          return new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(day);
+        }
+        return value.display;
+      };
+      const named = (name) => (L.factNames && L.factNames[name]) || name;
+      facts.forEach(([name, value]) => dl.append(text("dt", "", named(name)), text("dd", "", shown(value))));
       box.append(dl);
     }
     if ((payload.flags || []).length) {

@@ -94,3 +94,37 @@ def test_expired_form_explains_that_nothing_changed(reviewer):
     response = strict.post("/logout/")
     assert response.status_code == 403
     assert "nothing was changed" in response.content.decode()
+
+
+def test_facts_we_computed_read_in_the_readers_language(client, reviewer, matter):
+    import io
+
+    from django.utils import translation
+
+    from reviewapp.portfolio.selectors import _fact_cell
+    from reviewapp.reviews.inline import review_model_work_run
+    from reviewapp.reviews.key_facts import facts_of
+
+    text = (
+        b"SUPPLY AGREEMENT\n\nThis Agreement is made as of May 22, 2000 between Acme and "
+        b"Globex.\n\n1. Term. This Agreement shall commence on the Effective Date and continue "
+        b"for two (2) years from the Effective Date.\n\n2. Assignment. Neither party may "
+        b"assign this "
+        b"Agreement without consent.\n"
+    )
+    contract, _ = contract_upload(
+        matter=matter, file=io.BytesIO(text), name="c.txt", size=len(text), enqueue=False
+    )
+    contract_ingest(contract_id=contract.pk, enqueue=False)
+    review_model_work_run(review_id=contract.review.pk)
+    expiration = facts_of(contract.review)["Expiration Date"]
+    assert expiration.value == "2002-05-22" and expiration.extra["computed"]
+    client.force_login(reviewer)
+    english = client.get(f"/contracts/{contract.pk}/").content.decode()
+    assert "May 22, 2002" in english
+    chinese = client.get(f"/contracts/{contract.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "2002年5月22日" in chinese.content.decode()
+    assert "May 22, 2002" not in chinese.content.decode()
+    assert "May 22, 2000" in chinese.content.decode()  # the contract's own words stay
+    with translation.override("zh-hans"):
+        assert _fact_cell(expiration)["display"] == "2002年5月22日"  # the grid's cell
