@@ -52,20 +52,26 @@ def test_pages_name_an_icon_and_favicon_ico_finds_it(client):
     assert response["Location"].endswith("img/favicon.svg")
 
 
-def test_contract_page_says_which_engine_drafted_and_checked(client, reviewer, matter):
+def _reviewed_offline(matter, text: bytes):
+    """A text upload ingested and reviewed by the offline engine here, nothing queued."""
     import io
 
     from reviewapp.reviews.inline import review_model_work_run
 
-    text = (
-        b"1. Assignment. Neither party may assign this Agreement without the prior written "
-        b"consent of the other party.\n\n2. Price. The price is fixed.\n"
-    )
     contract, _ = contract_upload(
         matter=matter, file=io.BytesIO(text), name="c.txt", size=len(text), enqueue=False
     )
     contract_ingest(contract_id=contract.pk, enqueue=False)
     review_model_work_run(review_id=contract.review.pk)
+    return contract
+
+
+def test_contract_page_says_which_engine_drafted_and_checked(client, reviewer, matter):
+    contract = _reviewed_offline(
+        matter,
+        b"1. Assignment. Neither party may assign this Agreement without the prior written "
+        b"consent of the other party.\n\n2. Price. The price is fixed.\n",
+    )
     client.force_login(reviewer)
     page = client.get(f"/contracts/{contract.pk}/").content.decode()
     assert "Draft by the offline engine (no language model was used)" in page
@@ -97,26 +103,18 @@ def test_expired_form_explains_that_nothing_changed(reviewer):
 
 
 def test_facts_we_computed_read_in_the_readers_language(client, reviewer, matter):
-    import io
-
     from django.utils import translation
 
     from reviewapp.portfolio.selectors import _fact_cell
-    from reviewapp.reviews.inline import review_model_work_run
     from reviewapp.reviews.key_facts import facts_of
 
-    text = (
+    contract = _reviewed_offline(
+        matter,
         b"SUPPLY AGREEMENT\n\nThis Agreement is made as of May 22, 2000 between Acme and "
         b"Globex.\n\n1. Term. This Agreement shall commence on the Effective Date and continue "
         b"for two (2) years from the Effective Date.\n\n2. Assignment. Neither party may "
-        b"assign this "
-        b"Agreement without consent.\n"
+        b"assign this Agreement without consent.\n",
     )
-    contract, _ = contract_upload(
-        matter=matter, file=io.BytesIO(text), name="c.txt", size=len(text), enqueue=False
-    )
-    contract_ingest(contract_id=contract.pk, enqueue=False)
-    review_model_work_run(review_id=contract.review.pk)
     expiration = facts_of(contract.review)["Expiration Date"]
     assert expiration.value == "2002-05-22" and expiration.extra["computed"]
     client.force_login(reviewer)
