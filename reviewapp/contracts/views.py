@@ -39,21 +39,10 @@ from reviewapp.contracts.review_page import (
     text_document,
 )
 from reviewapp.contracts.selectors import contract_get_for_user
+from reviewapp.reviews.key_facts import fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
 from reviewapp.reviews.selectors import review_for_contract
-from reviewapp.rules.facts.model import (
-    AGREEMENT_DATE,
-    AMOUNTS,
-    DOCUMENT_NAME,
-    EFFECTIVE_DATE,
-    EXPIRATION_DATE,
-    GOVERNING_LAW,
-    NOTICE_PERIOD,
-    PARTIES,
-    RENEWAL_TERM,
-)
-from reviewapp.rules.labels import category_label
 
 MAX_HIGHLIGHT_PAGES = 20
 
@@ -285,11 +274,5 @@ def _labels() -> dict[str, object]:
         "redlinesFailed": gettext("The redlines could not be loaded: %(error)s"),
         "tryAgain": gettext("Try again"),
         "perpetual": gettext("Perpetual"),
-        "factNames": {name: category_label(name) for name in _FACT_NAMES},
+        "factNames": fact_name_labels(),
     }
-
-
-_FACT_NAMES = (
-    AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE, RENEWAL_TERM, NOTICE_PERIOD, GOVERNING_LAW,
-    PARTIES, AMOUNTS, DOCUMENT_NAME,
-)  # fmt: skip

@@ -29,6 +29,7 @@ from reviewapp.rules.facts.durations import add_duration, parse_duration
 from reviewapp.rules.facts.model import (
     AGREEMENT_DATE,
     AMOUNTS,
+    DOCUMENT_NAME,
     EFFECTIVE_DATE,
     EXPIRATION_DATE,
     GOVERNING_LAW,
@@ -37,6 +38,7 @@ from reviewapp.rules.facts.model import (
     PERPETUAL,
     RENEWAL_TERM,
 )
+from reviewapp.rules.labels import category_label
 
 from .models import Review
 
@@ -92,6 +94,17 @@ def fact_shown(fact: KeyFact) -> str:
         if day is not None:
             return formats.date_format(day, "DATE_FORMAT")
     return fact.display
+
+
+FACT_NAMES = (
+    AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE, RENEWAL_TERM, NOTICE_PERIOD, GOVERNING_LAW,
+    PARTIES, AMOUNTS, DOCUMENT_NAME,
+)  # fmt: skip
+
+
+def fact_name_labels() -> dict[str, str]:
+    """The key facts' names in the active language (for page scripts)."""
+    return {name: category_label(name) for name in FACT_NAMES}
 
 
 def fact_shown_raw(name: str, raw: Any) -> str:
