@@ -53,7 +53,6 @@ from reviewapp.reviews.models import (
     VerificationStatus,
 )
 from reviewapp.reviews.services import review_refresh_status
-from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.rules.detect import detect_contract_type, detect_language
 from reviewapp.rules.engine import passage_states, scan
 from reviewapp.rules.models import PlaybookVersion
@@ -131,7 +130,6 @@ def contract_rerun(*, contract_id: int, user: Any = None) -> ReviewSnapshot:
                 "rerun_snapshot_id": snapshot.pk,
             },
         )
-        transaction.on_commit(lambda: snapshot_refresh(review))
     return snapshot
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -39,7 +38,6 @@ from reviewapp.queue.records import (
     queue_history_add,
 )
 from reviewapp.reviews.models import ActorKind, Review
-from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.reviews.states import (
     UNDO_FLOW,
     JustificationMissing,
@@ -187,7 +185,6 @@ def _after_decision(reviews: dict[int, Review], moved: list[QueueItem]) -> None:
     """Status once per review, after every item is settled; then each moved passage's event."""
     for review in reviews.values():
         review_refresh_status(review=review)
-        transaction.on_commit(partial(snapshot_refresh, review))
     for item in moved:
         passage_state_publish(review=reviews[item.review_id], passage=item.passage)
 

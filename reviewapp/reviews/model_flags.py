@@ -13,8 +13,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
-
 from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Passage, PassageState
 from reviewapp.reviews.models import (
@@ -24,7 +22,6 @@ from reviewapp.reviews.models import (
     RuleFiring,
     Verification,
 )
-from reviewapp.reviews.snapshot import snapshot_refresh
 from reviewapp.reviews.states import DRAFT_FLOW, check_transition
 from reviewapp.reviews.transitions import passage_state_publish, review_refresh_status
 from reviewapp.rules.engine import SEVERITIES
@@ -95,7 +92,6 @@ def draft_flags_raise(
     review_refresh_status(review=locked)
     for passage in candidates:
         passage_state_publish(review=locked, passage=passage)
-    transaction.on_commit(lambda: snapshot_refresh(locked))
     return raised
 
 

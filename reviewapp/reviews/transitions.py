@@ -62,8 +62,9 @@ def review_status_of(*, states: Iterable[str | None], undecided_rejection: bool)
 
 def review_refresh_status(*, review: Review) -> Review:
     """Store the review's status (``review_status_of``) and publish ``review.status`` once,
-    only when it changed. A rejected passage counts as decided when it has a decided queue
-    item and no open one."""
+    only when it changed; rebuild the state snapshot once the transaction commits (every
+    caller has just moved passages). A rejected passage counts as decided when it has a
+    decided queue item and no open one."""
     passages = Passage.objects.filter(contract_id=review.contract_id)
     rejected = passages.filter(state=PassageState.REJECTED)
     undecided_rejection = (
@@ -76,11 +77,11 @@ def review_refresh_status(*, review: Review) -> Review:
         states=passages.values_list("state", flat=True).distinct(),
         undecided_rejection=undecided_rejection,
     )
+    transaction.on_commit(lambda: snapshot_refresh(review))
     if status != review.status:
         review.status = status
         review.completed_at = timezone.now() if status == ReviewStatus.COMPLETE else None
         review.save(update_fields=["status", "completed_at", "updated_at"])
-        transaction.on_commit(lambda: snapshot_refresh(review))
         event_publish(
             matter_id=review.contract.matter_id,
             type="review.status",
@@ -111,7 +112,8 @@ def passage_transition(
 def passages_transition(*, moves: Sequence[Move], actor_kind: str, actor: str) -> list[Passage]:
     """Move passages of one review, each as ``passage_transition`` would (checked, recorded,
     audited, handed to the lawyers if it needs one), then refresh the review's status once,
-    publish each passage's state with it, and rebuild the snapshot once after the commit.
+    publish each passage's state with it (the status refresh rebuilds the snapshot once, after
+    the commit).
     A verification batch settles in one go: per passage, the status and the snapshot would
     each read the whole contract again."""
     if not moves:
@@ -137,12 +139,9 @@ def passages_transition(*, moves: Sequence[Move], actor_kind: str, actor: str) -
             if move.to_state in (PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED):
                 hand_to_lawyers(passage, review, move.reason)
             moved.append(passage)
-        status = review.status
         review_refresh_status(review=review)
         for passage in moved:
             passage_state_publish(review=review, passage=passage)
-        if review.status == status:  # else review_refresh_status has it rebuilt already
-            transaction.on_commit(lambda: snapshot_refresh(review))
     return moved
 
 

@@ -101,6 +101,22 @@ def test_bulk_override_needs_one_justification_and_publishes_the_status_once(rev
     assert AuditEvent.objects.filter(action="queue.claimed").count() == 5  # claimed on the way
 
 
+def test_a_decision_that_ends_the_review_rebuilds_its_snapshot_once(
+    review_of, lawyers, monkeypatch, django_capture_on_commit_callbacks
+):
+    from reviewapp.reviews import snapshot
+
+    lee, _ = lawyers
+    review = review_of(3)
+    ids = list(QueueItem.objects.filter(review=review).values_list("pk", flat=True))
+    built = []
+    build = snapshot.snapshot_build
+    monkeypatch.setattr(snapshot, "snapshot_build", lambda r: built.append(r.status) or build(r))
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_items_decide(item_ids=ids, user=lee, decision=Decision.ACCEPT, note="Accepted.")
+    assert built == [ReviewStatus.COMPLETE]  # once, with the status it ends on
+
+
 def test_a_selection_with_an_item_held_by_a_colleague_decides_nothing(review_of, lawyers):
     lee, liu = lawyers
     review = review_of(3)
