@@ -33,8 +33,10 @@ from functools import partial
 from pathlib import Path
 from types import FrameType
 
+from django.core.exceptions import ImproperlyConfigured
+
 from reviewapp.embedded import _die_with_parent, start_redis
-from reviewapp.settings.env import env_bool
+from reviewapp.settings.env import env_bool, env_int
 
 ROOT = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("CLAUSEWISE_VAR_DIR", ROOT / "var"))
@@ -173,14 +175,13 @@ def web_command(
 
 
 def web_process_count() -> int:
-    return max(1, int(os.environ.get("CLAUSEWISE_WEB_PROCESSES", "2")))
+    return env_int("CLAUSEWISE_WEB_PROCESSES", 2, minimum=1)
 
 
-def _processes(web_fd: int) -> dict[str, list[str]]:
+def _processes(web_fd: int, count: int) -> dict[str, list[str]]:
     python = sys.executable
     concurrency = os.environ.get("CELERY_CONCURRENCY", "2")
     celery_level = os.environ.get("CELERY_LOG_LEVEL", "WARNING")
-    count = web_process_count()
     web = {f"web {n}" if count > 1 else "web": web_command(web_fd) for n in range(1, count + 1)}
     return {
         **web,
@@ -232,7 +233,12 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _interrupt)  # during start-up, the same as Ctrl-C
     host = os.environ.get("CLAUSEWISE_HOST", "127.0.0.1")
     port = os.environ.get("CLAUSEWISE_PORT", "8000")
-    try:  # first, so that a port in use is said before anything starts
+    try:  # first, so that a wrong setting or a port in use is said before anything starts
+        web_processes = web_process_count()
+    except ImproperlyConfigured as exc:
+        print(f"Start-up failed: {exc}.")
+        return 1
+    try:
         listener = web_socket(host, int(port))
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
@@ -251,7 +257,7 @@ def main() -> int:
         print("Preparing the database…", flush=True)
         _manage("migrate", "--noinput", "--verbosity", "0")
         organisation, passwords = _seed_demo()
-        for name, command in _processes(listener.fileno()).items():
+        for name, command in _processes(listener.fileno(), web_processes).items():
             fds = (listener.fileno(),) if name.startswith("web") else ()
             children.append(Child(name, partial(_spawn, command, fds)))
             children[-1].launch()

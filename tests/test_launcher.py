@@ -225,3 +225,25 @@ def test_a_port_in_use_is_said_in_one_line_before_anything_starts(tmp_path):
     ), done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "var" / "redis").exists()  # nothing was started
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("two", "CLAUSEWISE_WEB_PROCESSES must be an integer, got 'two'"),
+        ("0", "CLAUSEWISE_WEB_PROCESSES must be at least 1, got 0"),
+    ],
+)
+def test_a_wrong_web_process_count_is_said_in_one_line(tmp_path, value, said):
+    env = _launcher_env(tmp_path / "var", free_port(), free_port())
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewapp.launcher"],
+        cwd=ROOT,
+        env={**env, "CLAUSEWISE_WEB_PROCESSES": value},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stdout.strip() == f"Start-up failed: {said}.", done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
