@@ -274,5 +274,6 @@ def _labels() -> dict[str, object]:
         "redlinesFailed": gettext("The redlines could not be loaded: %(error)s"),
         "tryAgain": gettext("Try again"),
         "perpetual": gettext("Perpetual"),
+        "aboutDate": gettext("about %(date)s"),
         "factNames": fact_name_labels(),
     }

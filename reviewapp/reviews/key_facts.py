@@ -86,13 +86,18 @@ class KeyFact:
 
 def fact_shown(fact: KeyFact) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
-    (a date counted from the term, "perpetual"), said in the reader's language."""
+    (a date counted from the term, "about" it when the term runs from an event the contract does
+    not date, "perpetual"), said in the reader's language."""
     if fact.value == PERPETUAL:
         return gettext("Perpetual")
     if fact.extra.get("computed") and isinstance(fact.value, str):
         day = as_date(fact.value)
         if day is not None:
-            return formats.date_format(day, "DATE_FORMAT")
+            shown = formats.date_format(day, "DATE_FORMAT")
+            if fact.extra.get("estimated"):
+                # counted from the contract's start: its term runs from an undated event
+                return gettext("about %(date)s") % {"date": shown}
+            return shown
     return fact.display
 
 

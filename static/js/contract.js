@@ -397,7 +397,8 @@
         if (value.value === "perpetual") return L.perpetual || value.display;
         if (value.computed && /^\d{4}-\d\d-\d\d$/.test(value.value || "")) {
           const day = new Date(`${value.value}T00:00:00Z`);
-          return new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(day);
+          const date = new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(day);
+          return value.estimated ? (L.aboutDate || "about %(date)s").replace("%(date)s", date) : date;
         }
         return value.display;
       };

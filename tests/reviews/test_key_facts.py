@@ -7,11 +7,12 @@ import io
 import json
 
 import pytest
+from django.utils import translation
 
 from reviewapp.contracts.services import contract_upload
 from reviewapp.reviews.exports.json_export import json_export_data
 from reviewapp.reviews.exports.selectors import review_export_model
-from reviewapp.reviews.key_facts import facts_from_data, facts_of
+from reviewapp.reviews.key_facts import fact_shown, facts_from_data, facts_of
 from reviewapp.reviews.models import DraftStatus, Review
 from tests.fakes.messages_server import BrainRequest, ScriptedBrain, running_server
 
@@ -123,3 +124,18 @@ def test_facts_of_old_drafts_come_back_under_cuad_names():
     assert claude["Parties"].display == "Acme Ltd (Licensor)"
     assert claude["Expiration Date"].display == "three years"
     assert "Governing Law" not in claude
+
+
+def test_an_estimated_expiration_is_shown_as_about_its_date():
+    stored = {
+        "value": "2004-01-05", "display": "January 5, 2004", "computed": True,
+        "estimated": True, "event": "Launch Date",
+    }  # fmt: skip
+    fact = facts_from_data({"Expiration Date": stored})["Expiration Date"]
+    with translation.override("en"):
+        assert fact_shown(fact) == "about Jan. 5, 2004"
+    with translation.override("zh-hans"):
+        assert fact_shown(fact).startswith("约")
+    counted = facts_from_data({"Expiration Date": {**stored, "estimated": False}})
+    with translation.override("en"):
+        assert fact_shown(counted["Expiration Date"]) == "Jan. 5, 2004"

@@ -362,21 +362,54 @@ def test_a_term_clause_with_no_date_and_no_period_is_open_ended():
     assert found["Expiration Date"].quote == "This Agreement shall terminate"
 
 
-def test_a_term_ending_on_a_counted_day_is_not_open_ended():
+def test_a_term_ending_on_a_counted_day_is_counted_in_days():
     found = _facts_of(
         "SUPPORT AGREEMENT\n\nThis Agreement is dated July 16, 2012.\n\n7. Term. This "
-        "Agreement shall automatically terminate at midnight on the 30th day after the Effective "
-        "Date if the Offer has not commenced.\n"
+        "Agreement shall automatically terminate at and as of (the first to occur of): (a) 12:00 "
+        "midnight, New York City time, on the 30th day after the Effective Date (if the Offer has "
+        "not commenced) and (b) the expiration of the Offer.\n"
     )
-    assert "Expiration Date" not in found  # not guessed as perpetual
+    expiration = found["Expiration Date"]
+    assert (expiration.value, expiration.extra["term"]) == ("2012-08-15", "P30D")
+    assert expiration.quote == "30th day after the"
 
 
-def test_a_term_counted_from_an_event_without_a_date_is_not_guessed():
+def test_a_term_counted_from_an_undated_event_is_estimated_from_the_start():
     found = _facts_of(
         "HOSTING AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n"
         "10.1 Term. This Agreement shall continue in force for three years from the Launch Date.\n"
     )
+    expiration = found["Expiration Date"]
+    assert expiration.value == "2004-01-05"
+    assert expiration.extra["estimated"] is True
+    assert expiration.extra["event"] == "Launch Date"
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "9.1 Non-solicitation. During the Term of this Agreement and for a period of two (2) years "
+        "following the termination, neither Party will solicit the other's employees.",
+        "9.2 Confidentiality. This Section 9.2 shall survive termination or expiration of this "
+        "Agreement and continue in effect thereafter for a period of five (5) years.",
+        "9.3 Minimums. This restriction ends if the Buyer has not met its commitment for a full "
+        "Contract Year.",
+    ],
+)
+def test_a_period_after_or_within_the_term_is_not_the_term(clause):
+    found = _facts_of(
+        "SUPPLY AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n" + clause + "\n"
+    )
     assert "Expiration Date" not in found
+
+
+def test_employment_until_notice_is_open_ended():
+    found = _facts_of(
+        "SERVICE AGREEMENT\n\nThis Agreement is dated 26 September 2019.\n\n1.2 Your "
+        "employment shall commence on 26 September 2019 and shall continue unless and until "
+        "either party gives notice to the other in accordance with paragraph 11 below.\n"
+    )
+    assert found["Expiration Date"].value == "perpetual"
 
 
 def test_a_date_of_another_agreement_is_not_the_agreement_date():
@@ -395,6 +428,33 @@ def test_the_signature_date_stands_in_when_the_preamble_has_none():
         "January 22, 2007\n"
     )
     assert found["Agreement Date"].value == "2007-01-22"
+
+
+def test_one_signature_date_alone_is_not_the_agreement_date():
+    found = _facts_of(
+        "MAINTENANCE AGREEMENT\n\nThe parties agree as follows.\n\n"
+        + "".join(f"{n}. Services. Vendor maintains system {n}.\n\n" for n in range(30))
+        + "Vendor By: /s/ A. Smith Date: 7/1/17 Customer By: /s/ B. Jones\n"
+    )
+    assert "Agreement Date" not in found
+
+
+@pytest.mark.parametrize(
+    "dated",
+    [
+        "This Addendum is made this ______ day of ______________, 2015.",
+        "IN WITNESS WHEREOF, the parties have duly executed, sealed and delivered this Addendum "
+        "dated this ______ day of ______________, 2015.",
+    ],
+)
+def test_a_date_with_blank_day_and_month_is_its_year(dated):
+    found = _facts_of(
+        "ADDENDUM\n\nThe following Items supersede the Disclosure Document.\n\n"
+        + "".join(f"{n}. Item. The franchisor discloses item {n}.\n\n" for n in range(30))
+        + dated
+        + "\n"
+    )
+    assert found["Agreement Date"].value == "2015"
 
 
 def test_chinese_contract_facts_are_values():

@@ -100,8 +100,12 @@ def agreement_date(passages: Sequence[PassageText]) -> Fact | None:
     return _witness_date(passages) or _signature_date(passages) or _title_date(passages)
 
 
+# "made this ______ day of __________, 2015": the year is the date, its day and month blank
+_BLANK_DAY_OF = re.compile(r"(?<=\s)_+\s*day\s+of\s*$", re.IGNORECASE)
+
+
 def _agreement_tier(text: str, found: DateMatch) -> int | None:
-    before = text[max(0, found.start - _CONTEXT) : found.start]
+    before = _BLANK_DAY_OF.sub("", text[max(0, found.start - _CONTEXT) : found.start])
     if _NOT_AGREEMENT.search(before):
         return None
     close = before[-50:]
@@ -139,7 +143,7 @@ def _witness_date(passages: Sequence[PassageText]) -> Fact | None:
         if "witness" not in passage.text.lower():
             continue
         for found in find_dates(passage.text):
-            before = passage.text[max(0, found.start - 260) : found.start]
+            before = _BLANK_DAY_OF.sub("", passage.text[max(0, found.start - 260) : found.start])
             if _WITNESS_DATE.search(before):
                 return _date_fact(AGREEMENT_DATE, passage, found)
     return None
@@ -158,8 +162,8 @@ def _signature_date(passages: Sequence[PassageText]) -> Fact | None:
                 and not _NOT_AGREEMENT.search(before[-40:])
             ):
                 signed.append((found.value, passage, found))
-    if not signed:
-        return None
+    if len(signed) < 2:
+        return None  # one party's "Date:" alone is as often a form's or a filing's date
     _, passage, found = max(signed, key=lambda item: item[0])
     return _date_fact(AGREEMENT_DATE, passage, found)
 
