@@ -38,6 +38,7 @@ PLAYBOOKS = Path(__file__).resolve().parents[2] / "reviewapp" / "rules" / "playb
         ("March 2019", "2019-03"),
         ("March __, 2019", "2019-03"),
         ("the ___ day of June, 2015", "2015-06"),
+        ("the last day of February, 2024", "2024-02-29"),
         ("_______, 2019", "2019"),
         ("[·], 2019", "2019"),
         ("the ____ day of _______________2000", "2000"),
@@ -401,6 +402,16 @@ def test_a_period_after_or_within_the_term_is_not_the_term(clause):
         "SUPPLY AGREEMENT\n\nThis Agreement is made as of January 5, 2001.\n\n" + clause + "\n"
     )
     assert "Expiration Date" not in found
+
+
+def test_the_dated_item_of_a_later_of_list_is_the_expiration():
+    found = _facts_of(
+        "SPONSORSHIP AGREEMENT\n\nThis Agreement is dated November 27, 2017.\n\n1. Term of "
+        "Agreement. The term of this Agreement shall commence as of April 1, 2018 and shall expire "
+        "upon the later of: (a) the conclusion of the 2022/23 NFL season and (b) the last day in "
+        "February, 2023, unless sooner terminated.\n"
+    )
+    assert found["Expiration Date"].value == "2023-02-28"
 
 
 def test_employment_until_notice_is_open_ended():

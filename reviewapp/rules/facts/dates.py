@@ -10,6 +10,7 @@ A value is ``YYYY-MM-DD``, or ``YYYY-MM`` / ``YYYY`` when the contract leaves th
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -33,6 +34,8 @@ _FORMS = [
     rf"\b{_DAY}\s+day\s+of\s+(?:[A-Z][a-z]+day,?\s+)?{_MONTH}{_SEP}(?:A\.D\.\s*|in\s+the\s+year\s+)?{_YEAR}\b",
     # 1 March 2019 / 1st March, 2019
     rf"\b{_DAY}\s+{_MONTH}{_SEP}{_YEAR}\b",
+    # the last day of February, 2023 / the last day in February 2023
+    rf"\b(?P<last>last\s+(?:calendar\s+)?day)\s+(?:of|in)\s+{_MONTH}{_SEP}{_YEAR}\b",
     # 2019-03-01
     r"\b(?P<iso>(?:19|20)\d\d-[01]\d-[0-3]\d)\b",
     # 03/01/2019, 3-5-98 (US order, as SEC filings write them)
@@ -112,6 +115,8 @@ def _value(match: re.Match[str]) -> str | None:
     month = _month_number(groups["month"])
     if month is None:
         return None
+    if groups.get("last"):
+        return _iso(year, month, str(calendar.monthrange(year, month)[1]))
     return _iso(year, month, groups.get("day"))
 
 

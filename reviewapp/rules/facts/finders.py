@@ -73,11 +73,13 @@ _EFFECTIVE_STATED = re.compile(
     r"(?:\s+(?:the|this))?\W*$",
     re.IGNORECASE,
 )
-# "effective on the date of signed acceptance", "as of the last date of signature below": the
-# day the last party signed, read from the signature blocks' "Date:" lines.
+# "effective on the date of signed acceptance", "as of the last date of signature below", "as of
+# the later of the two signature dates below": the day the last party signed, read from the
+# signature blocks' "Date:" lines.
 _EFFECTIVE_ON_SIGNING = re.compile(
-    r"\beffective\s+(?:on|as\s+of|upon)\s+the\s+(?:later\s+|last\s+)?date\s+(?:of|on\s+which)\s+"
-    r"(?:the\s+)?(?:last\s+|final\s+)?(?:signature|execution|signed|signing)",
+    r"\beffective\s+(?:on|as\s+of|upon)\s+the\s+(?:(?:later\s+|last\s+)?date\s+(?:of|on\s+which)\s+"
+    r"(?:the\s+)?(?:last\s+|final\s+)?(?:signature|execution|signed|signing)|"
+    r"(?:later|last)\s+of\s+the\s+(?:two\s+|parties[’']\s+)?(?:signature|execution)\s+dates)",
     re.IGNORECASE,
 )
 _EFFECTIVE_LINE = re.compile(r"\beffective\s+date\s*:\s*$", re.IGNORECASE)

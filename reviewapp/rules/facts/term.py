@@ -61,6 +61,14 @@ _END_CUE = re.compile(
     r"(?:(?:later|earlier|first)\s+(?:to\s+occur\s+)?of:?\s+(?:\(\w{1,3}\)\s+)?(?:the\s+)?)?$",
     re.IGNORECASE,
 )
+# "shall expire upon the later of: (a) the conclusion of the season and (b) the last day in
+# February, 2023": the dated item of the list, the others being events
+_LATER_OF_ITEM = re.compile(
+    r"(?:expir\w*|terminat\w*|end\w*|continue\w*)\s+(?:on\s+|upon\s+|until\s+)?(?:the\s+)?"
+    r"(?:later|earlier|first)\s+(?:to\s+occur\s+)?of\b[^.;]{0,100}?\s(?:and|or)\s+"
+    r"\(\w{1,3}\)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 _ANCHOR = re.compile(
     r"^\W{0,3}(?:(?:full\s+)?(?:calendar\s+|contract\s+)?(?:years?|months?)\s+)?"
     r"(?:(?:from(?:\s+and\s+after)?|after|following|of|commencing\s+(?:on|with)|"
@@ -198,7 +206,11 @@ def _expiration_in(
     renews = bool(_RENEWS.search(text))
     for found in find_dates(text):
         before = text[max(0, found.start - 120) : found.start]
-        if found.complete and _END_CUE.search(before[-40:]) and not _PERIOD_DEFINED.search(before):
+        if (
+            found.complete
+            and (_END_CUE.search(before[-40:]) or _LATER_OF_ITEM.search(before))
+            and not _PERIOD_DEFINED.search(before)
+        ):
             return Fact(
                 EXPIRATION_DATE, found.value, found.text, passage.index, found.text,
                 {"computed": False, "renews": renews},
