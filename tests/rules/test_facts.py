@@ -441,6 +441,16 @@ def test_the_signature_date_stands_in_when_the_preamble_has_none():
     assert found["Agreement Date"].value == "2007-01-22"
 
 
+def test_such_date_the_effective_date_defines_it():
+    found = _facts_of(
+        "LICENSE AGREEMENT\n\nThis Agreement is entered into as of June 12, 2019 (the "
+        '"Execution Date").\n\n11.1 Term. The term shall begin upon acceptance of the filing no '
+        'later than September 2, 2019 (such date, the "Effective Date").\n'
+    )
+    assert found["Agreement Date"].value == "2019-06-12"
+    assert found["Effective Date"].value == "2019-09-02"
+
+
 def test_one_signature_date_alone_is_not_the_agreement_date():
     found = _facts_of(
         "MAINTENANCE AGREEMENT\n\nThe parties agree as follows.\n\n"

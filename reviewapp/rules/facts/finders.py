@@ -58,7 +58,8 @@ _NOT_AGREEMENT = re.compile(
 )
 _TITLE_CHARS = 600
 _EFFECTIVE_DEFINED_AFTER = re.compile(
-    r"^[\s,]*(?:\(|,)?\s*(?:hereinafter\s+|herein\s+)?(?:referred\s+to\s+as\s+)?(?:as\s+)?(?:the\s+|this\s+)?"
+    r"^[\s,]*(?:\(|,)?\s*(?:such\s+date,?\s+)?(?:hereinafter\s+|herein\s+)?(?:referred\s+to\s+as\s+)?"
+    r"(?:as\s+)?(?:the\s+|this\s+)?"
     r"[\"“”']{1,2}(?:[\w-]+\s+){0,3}(?:Effective|Commencement|Start)\s*Date",
     re.IGNORECASE,
 )
