@@ -337,6 +337,22 @@ def test_label_after_a_finished_line_starts_a_passage() -> None:
     assert [s.number for s in segment(text)] == ["", "2."]
 
 
+def test_numbered_title_after_a_short_unfinished_line_starts_a_passage() -> None:
+    # PDF text: a notices block's last address line, then the next article's title.
+    text = (
+        "Notices shall be sent by courier or by fax to the addresses below, and a notice sent by\n"
+        "fax is received on the day it is sent, if that is a business day where it is received.\n"
+        "Boivin Desbiens Senecal\n"
+        "Attention: Thomas Desbiens\n"
+        "10. Term and Termination.\n"
+        "10.1 This Development Agreement will begin on the Effective Date and continue for four\n"
+        "(4) years unless earlier terminated pursuant to Section 10.2 of this Agreement."
+    )
+    term = find(segment(text), text, "10. Term and Termination.")
+    assert term.heading == "10. Term and Termination"
+    assert "10.1 This Development" in term.text and "Attention" not in term.text
+
+
 def test_blank_lines_separate_paragraphs() -> None:
     text = "WHEREAS, the Licensor owns the Marks.\n\nWHEREAS, the Licensee wishes to use them."
     assert passages(text) == [

@@ -188,6 +188,10 @@ class _Lines:
             shouted = label.kind in STRUCTURAL_KINDS and label.text.isupper()
             if opens and (previous_done or (shouted and self.heading(index))):
                 return True
+            # "Attention: T. Desbiens" then "10. Term and Termination.": a numbered title
+            # after a short line (an address, a table cell) that did not wrap into it.
+            if opens and self.heading(index) and self._short(previous):
+                return True
         if text[start].islower():
             return False
         if previous_done and self.heading(index) and not self._continues_below(index):
