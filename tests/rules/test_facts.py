@@ -451,6 +451,16 @@ def test_such_date_the_effective_date_defines_it():
     assert found["Effective Date"].value == "2019-09-02"
 
 
+def test_a_date_line_before_the_signature_block_in_the_same_passage_dates_the_contract():
+    found = _facts_of(
+        "JOINT FILING STATEMENT\n\n"
+        + "".join(f"{n}. Filing. Each of the undersigned files amendment {n}.\n\n" for n in range(20))
+        + "Date: April 7, 2020 BANK OF AMERICA CORPORATION By: /s/ A. Smith Name: A. Smith "
+        "Title: Attorney-in-fact\n"
+    )
+    assert found["Agreement Date"].value == "2020-04-07"
+
+
 def test_one_signature_date_alone_is_not_the_agreement_date():
     found = _facts_of(
         "MAINTENANCE AGREEMENT\n\nThe parties agree as follows.\n\n"

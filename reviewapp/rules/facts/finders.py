@@ -91,10 +91,11 @@ def agreement_date(passages: Sequence[PassageText]) -> Fact | None:
     such a date decides); else the last date of the "Date:" lines of the signature blocks (the
     day the last party signed); else a date standing in the title block."""
     for passage in _preamble(passages):
-        if _SIGNATURE_BLOCK.search(passage.text):
-            continue  # read by _signature_date
+        # A signature block is read by _signature_date; what comes before it in the passage
+        # (PDF text may join "Date: April 7, 2020" and the first "By:" line) is read here.
+        block = _SIGNATURE_BLOCK.search(passage.text)
         best: tuple[int, DateMatch] | None = None
-        for found in find_dates(passage.text):
+        for found in find_dates(passage.text, 0, block.start() if block else None):
             tier = _agreement_tier(passage.text, found)
             if tier is not None and (best is None or tier < best[0]):
                 best = (tier, found)
