@@ -454,7 +454,7 @@ def test_such_date_the_effective_date_defines_it():
 def test_a_date_line_before_the_signature_block_in_the_same_passage_dates_the_contract():
     found = _facts_of(
         "JOINT FILING STATEMENT\n\n"
-        + "".join(f"{n}. Filing. Each of the undersigned files amendment {n}.\n\n" for n in range(20))
+        + "".join(f"{n}. Filing. Each of them files amendment {n}.\n\n" for n in range(20))
         + "Date: April 7, 2020 BANK OF AMERICA CORPORATION By: /s/ A. Smith Name: A. Smith "
         "Title: Attorney-in-fact\n"
     )
