@@ -241,7 +241,10 @@ def _compute_expiration(stored: dict[str, Any]) -> None:
     start: date | None = as_date(start_fact.get("value"))
     if term is None or start is None or term[-1] not in "YMWD" or not term[1:-1].isdigit():
         return
-    expiration["value"] = add_duration(start, term).isoformat()
+    end = add_duration(start, term)
+    if end is None:
+        return
+    expiration["value"] = end.isoformat()
     expiration.update(computed=True, term=term)
 
 

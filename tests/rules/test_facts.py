@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from reviewapp.rules.engine import compile_playbook, key_facts_find, load_playbo
 from reviewapp.rules.facts import find_facts, normalise_fact
 from reviewapp.rules.facts.amounts import find_amounts
 from reviewapp.rules.facts.dates import parse_date
-from reviewapp.rules.facts.durations import parse_duration
+from reviewapp.rules.facts.durations import add_duration, parse_duration
 from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
 from reviewapp.rules.facts.parties import parties_from
 
@@ -421,6 +422,27 @@ def test_employment_until_notice_is_open_ended():
         "either party gives notice to the other in accordance with paragraph 11 below.\n"
     )
     assert found["Expiration Date"].value == "perpetual"
+
+
+@pytest.mark.parametrize("dated", ["July 16, 2012", "____, 2012"])
+@pytest.mark.parametrize(
+    "term",
+    [
+        "This Agreement shall terminate on the 99999999999th day after the Effective Date.",
+        "This Agreement shall terminate on the 3000000th day after the Effective Date.",
+        "This Agreement shall continue for 99999 years from the Effective Date.",
+        "This Agreement shall expire on the 9999th anniversary of the Effective Date.",
+    ],
+)
+def test_a_term_past_the_end_of_the_calendar_is_no_expiration(dated, term):
+    found = _facts_of(f"SUPPLY AGREEMENT\n\nThis Agreement is dated {dated}.\n\n7. Term. {term}\n")
+    assert "Expiration Date" not in found
+
+
+def test_adding_a_duration_past_the_calendar_gives_none():
+    assert add_duration(date(2012, 7, 16), "P99999Y") is None
+    assert add_duration(date(2012, 7, 16), "P99999999999D") is None
+    assert add_duration(date(2012, 7, 16), "P3Y") == date(2015, 7, 16)
 
 
 def test_a_date_of_another_agreement_is_not_the_agreement_date():

@@ -70,6 +70,8 @@ def _term_from_raw(
     if term is None or start is None or start_date is None or term[-1] not in "YM":
         return None
     end = add_duration(start_date, term)
+    if end is None:
+        return None
     passage = _passage_at(passages, int(match.get("start", -1)))
     quoted = passage is not None and words in passage.text
     return Fact(

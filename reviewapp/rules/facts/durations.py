@@ -98,18 +98,22 @@ def ordinal_number(words: str) -> int | None:
     return _ORDINALS.get(ordinal) or int(re.sub(r"\D", "", ordinal))
 
 
-def add_duration(start: date, duration: str) -> date:
+def add_duration(start: date, duration: str) -> date | None:
     """``start`` plus an ISO duration of one unit, as contracts count ("five years from 10
-    February 2014" ends on 10 February 2019)."""
+    February 2014" ends on 10 February 2019); None when that is past the calendar's end (a
+    contract's, or a model's, "99999 years")."""
     match = re.fullmatch(r"P(\d+)([YMWD])", duration)
     if match is None:
         raise ValueError(f"not a one-unit duration: {duration}")
     count, unit = int(match.group(1)), match.group(2)
-    if unit == "Y":
-        return start + relativedelta(years=count)
-    if unit == "M":
-        return start + relativedelta(months=count)
-    return start + timedelta(days=count * (7 if unit == "W" else 1))
+    try:
+        if unit == "Y":
+            return start + relativedelta(years=count)
+        if unit == "M":
+            return start + relativedelta(months=count)
+        return start + timedelta(days=count * (7 if unit == "W" else 1))
+    except (OverflowError, ValueError):
+        return None
 
 
 def _value(match: re.Match[str]) -> str | None:

@@ -376,6 +376,8 @@ def _computed(
     start = as_date(start_fact.value)
     if start is not None:
         end = add_duration(start, term)
+        if end is None:
+            return None
         value, display = end.isoformat(), f"{end:%B} {end.day}, {end.year}"
     elif term.endswith("Y") and re.fullmatch(r"\d{4}(?:-\d\d)?", start_fact.value):
         year = int(start_fact.value[:4]) + int(term[1:-1])
@@ -385,6 +387,8 @@ def _computed(
         value = display = f"{months // 12}-{months % 12 + 1:02d}"
     else:
         return None
+    if not re.match(r"\d{4}(?!\d)", value):
+        return None  # past year 9999: a typo or a hostile text, not a term
     extra = {"computed": True, "term": term, "from": start_fact.name, "renews": renews}
     if start_fact.extra.get("event"):
         extra.update(estimated=True, event=start_fact.extra["event"])
