@@ -337,21 +337,34 @@ def test_a_contract_effective_on_its_last_signature_takes_the_last_signing_date(
 
 
 @pytest.mark.parametrize(
-    "testimonium",
+    ("dated", "value"),
     [
-        "IN WITNESS WHEREOF, the undersigned hereby execute this Agreement this 14th day of "
-        "February 2020.",
-        "IN WITNESS WHEREOF, the undersigned hereby execute this Agreement as of February 14, "
-        "2020.",
+        (
+            "IN WITNESS WHEREOF, the undersigned hereby execute this Agreement this 14th day of "
+            "February 2020.",
+            "2020-02-14",
+        ),
+        (
+            "IN WITNESS WHEREOF, the undersigned hereby execute this Agreement as of February 14, "
+            "2020.",
+            "2020-02-14",
+        ),
+        # day and month left blank: the year is the date
+        (
+            "IN WITNESS WHEREOF, the parties have duly executed, sealed and delivered this "
+            "Addendum dated this ______ day of ______________, 2015.",
+            "2015",
+        ),
+        ("This Addendum is made this ______ day of ______________, 2015.", "2015"),
     ],
 )
-def test_the_testimonium_dates_a_contract_whose_preamble_does_not(testimonium):
+def test_the_testimonium_dates_a_contract_whose_preamble_does_not(dated, value):
     found = _facts_of(
         "JOINDER AGREEMENT\n\nThe undersigned agree to be bound by the Stockholders Agreement.\n\n"
         + "".join(f"{n}. Covenant. Each holder keeps covenant {n} in full.\n\n" for n in range(30))
-        + f"{testimonium}\n\nCLARUS IV-A, L.P.\nBy: /s/ A. Smith\n"
+        + f"{dated}\n\nCLARUS IV-A, L.P.\nBy: /s/ A. Smith\n"
     )
-    assert found["Agreement Date"].value == "2020-02-14"
+    assert found["Agreement Date"].value == value
 
 
 def test_a_term_clause_with_no_date_and_no_period_is_open_ended():
@@ -405,25 +418,6 @@ def test_a_period_after_or_within_the_term_is_not_the_term(clause):
     assert "Expiration Date" not in found
 
 
-def test_the_dated_item_of_a_later_of_list_is_the_expiration():
-    found = _facts_of(
-        "SPONSORSHIP AGREEMENT\n\nThis Agreement is dated November 27, 2017.\n\n1. Term of "
-        "Agreement. The term of this Agreement shall commence as of April 1, 2018 and shall expire "
-        "upon the later of: (a) the conclusion of the 2022/23 NFL season and (b) the last day in "
-        "February, 2023, unless sooner terminated.\n"
-    )
-    assert found["Expiration Date"].value == "2023-02-28"
-
-
-def test_employment_until_notice_is_open_ended():
-    found = _facts_of(
-        "SERVICE AGREEMENT\n\nThis Agreement is dated 26 September 2019.\n\n1.2 Your "
-        "employment shall commence on 26 September 2019 and shall continue unless and until "
-        "either party gives notice to the other in accordance with paragraph 11 below.\n"
-    )
-    assert found["Expiration Date"].value == "perpetual"
-
-
 @pytest.mark.parametrize("dated", ["July 16, 2012", "____, 2012"])
 @pytest.mark.parametrize(
     "term",
@@ -463,24 +457,39 @@ def test_the_signature_date_stands_in_when_the_preamble_has_none():
     assert found["Agreement Date"].value == "2007-01-22"
 
 
-def test_such_date_the_effective_date_defines_it():
-    found = _facts_of(
-        "LICENSE AGREEMENT\n\nThis Agreement is entered into as of June 12, 2019 (the "
-        '"Execution Date").\n\n11.1 Term. The term shall begin upon acceptance of the filing no '
-        'later than September 2, 2019 (such date, the "Effective Date").\n'
-    )
-    assert found["Agreement Date"].value == "2019-06-12"
-    assert found["Effective Date"].value == "2019-09-02"
-
-
-def test_a_date_line_before_the_signature_block_in_the_same_passage_dates_the_contract():
-    found = _facts_of(
-        "JOINT FILING STATEMENT\n\n"
-        + "".join(f"{n}. Filing. Each of them files amendment {n}.\n\n" for n in range(20))
-        + "Date: April 7, 2020 BANK OF AMERICA CORPORATION By: /s/ A. Smith Name: A. Smith "
-        "Title: Attorney-in-fact\n"
-    )
-    assert found["Agreement Date"].value == "2020-04-07"
+@pytest.mark.parametrize(
+    ("text", "fact", "value"),
+    [
+        pytest.param(
+            "LICENSE AGREEMENT\n\nThis Agreement is entered into as of June 12, 2019 (the "
+            '"Execution Date").\n\n11.1 Term. The term shall begin upon acceptance of the filing '
+            'no later than September 2, 2019 (such date, the "Effective Date").\n',
+            "Effective Date", "2019-09-02", id="such-date-the-effective-date",
+        ),
+        pytest.param(
+            "JOINT FILING STATEMENT\n\n"
+            + "".join(f"{n}. Filing. Each of them files amendment {n}.\n\n" for n in range(20))
+            + "Date: April 7, 2020 BANK OF AMERICA CORPORATION By: /s/ A. Smith Name: A. Smith "
+            "Title: Attorney-in-fact\n",
+            "Agreement Date", "2020-04-07", id="date-line-joined-to-the-signature-block",
+        ),
+        pytest.param(
+            "SPONSORSHIP AGREEMENT\n\nThis Agreement is dated November 27, 2017.\n\n1. Term of "
+            "Agreement. The term of this Agreement shall commence as of April 1, 2018 and shall "
+            "expire upon the later of: (a) the conclusion of the 2022/23 NFL season and (b) the "
+            "last day in February, 2023, unless sooner terminated.\n",
+            "Expiration Date", "2023-02-28", id="the-dated-item-of-a-later-of-list",
+        ),
+        pytest.param(
+            "SERVICE AGREEMENT\n\nThis Agreement is dated 26 September 2019.\n\n1.2 Your "
+            "employment shall commence on 26 September 2019 and shall continue unless and until "
+            "either party gives notice to the other in accordance with paragraph 11 below.\n",
+            "Expiration Date", "perpetual", id="employment-until-notice-is-open-ended",
+        ),
+    ],
+)  # fmt: skip
+def test_a_fact_is_read_from_its_words(text, fact, value):
+    assert _facts_of(text)[fact].value == value
 
 
 def test_one_signature_date_alone_is_not_the_agreement_date():
@@ -490,24 +499,6 @@ def test_one_signature_date_alone_is_not_the_agreement_date():
         + "Vendor By: /s/ A. Smith Date: 7/1/17 Customer By: /s/ B. Jones\n"
     )
     assert "Agreement Date" not in found
-
-
-@pytest.mark.parametrize(
-    "dated",
-    [
-        "This Addendum is made this ______ day of ______________, 2015.",
-        "IN WITNESS WHEREOF, the parties have duly executed, sealed and delivered this Addendum "
-        "dated this ______ day of ______________, 2015.",
-    ],
-)
-def test_a_date_with_blank_day_and_month_is_its_year(dated):
-    found = _facts_of(
-        "ADDENDUM\n\nThe following Items supersede the Disclosure Document.\n\n"
-        + "".join(f"{n}. Item. The franchisor discloses item {n}.\n\n" for n in range(30))
-        + dated
-        + "\n"
-    )
-    assert found["Agreement Date"].value == "2015"
 
 
 def test_chinese_contract_facts_are_values():
