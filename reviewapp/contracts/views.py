@@ -275,5 +275,6 @@ def _labels() -> dict[str, object]:
         "tryAgain": gettext("Try again"),
         "perpetual": gettext("Perpetual"),
         "aboutDate": gettext("about %(date)s"),
+        "unsure": gettext("%(value)s (unsure)"),
         "factNames": fact_name_labels(),
     }

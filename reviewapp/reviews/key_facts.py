@@ -87,18 +87,19 @@ class KeyFact:
 def fact_shown(fact: KeyFact) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
     (a date counted from the term, "about" it when the term runs from an event the contract does
-    not date, "perpetual"), said in the reader's language."""
+    not date, "perpetual", "unsure" after a learned guess), said in the reader's language."""
+    shown = fact.display
+    day = as_date(fact.value) if isinstance(fact.value, str) else None
     if fact.value == PERPETUAL:
-        return gettext("Perpetual")
-    if fact.extra.get("computed") and isinstance(fact.value, str):
-        day = as_date(fact.value)
-        if day is not None:
-            shown = formats.date_format(day, "DATE_FORMAT")
-            if fact.extra.get("estimated"):
-                # counted from the contract's start: its term runs from an undated event
-                return gettext("about %(date)s") % {"date": shown}
-            return shown
-    return fact.display
+        shown = gettext("Perpetual")
+    elif fact.extra.get("computed") and day is not None:
+        shown = formats.date_format(day, "DATE_FORMAT")
+        if fact.extra.get("estimated"):
+            # counted from the contract's start: its term runs from an undated event
+            shown = gettext("about %(date)s") % {"date": shown}
+    if fact.extra.get("guessed"):
+        return gettext("%(value)s (unsure)") % {"value": shown}  # the learned guess's
+    return shown
 
 
 FACT_NAMES = (

@@ -392,8 +392,7 @@
       // computed (a counted date, "perpetual") is said in the reader's language, as the page
       // does (key_facts.fact_shown); the contract's own words stay as written.
       const lang = document.documentElement.lang || undefined;
-      const shown = (value) => {
-        if (!value || typeof value !== "object" || !("display" in value)) return String(value);
+      const ours = (value) => {
         if (value.value === "perpetual") return L.perpetual || value.display;
         if (value.computed && /^\d{4}-\d\d-\d\d$/.test(value.value || "")) {
           const day = new Date(`${value.value}T00:00:00Z`);
@@ -401,6 +400,11 @@
           return value.estimated ? (L.aboutDate || "about %(date)s").replace("%(date)s", date) : date;
         }
         return value.display;
+      };
+      const shown = (value) => {
+        if (!value || typeof value !== "object" || !("display" in value)) return String(value);
+        const words = ours(value);
+        return value.guessed ? (L.unsure || "%(value)s (unsure)").replace("%(value)s", words) : words;
       };
       const named = (name) => (L.factNames && L.factNames[name]) || name;
       facts.forEach(([name, value]) => dl.append(text("dt", "", named(name)), text("dd", "", shown(value))));

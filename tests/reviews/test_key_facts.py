@@ -139,3 +139,12 @@ def test_an_estimated_expiration_is_shown_as_about_its_date():
     counted = facts_from_data({"Expiration Date": {**stored, "estimated": False}})
     with translation.override("en"):
         assert fact_shown(counted["Expiration Date"]) == "Jan. 5, 2004"
+
+
+def test_a_guessed_expiration_is_shown_as_unsure():
+    stored = {"value": "2022-03-01", "display": "March 1, 2022", "computed": True, "guessed": True}
+    fact = facts_from_data({"Expiration Date": stored})["Expiration Date"]
+    with translation.override("en"):
+        assert fact_shown(fact) == "March 1, 2022 (unsure)"
+    with translation.override("zh-hans"):
+        assert fact_shown(fact).endswith("（待核实）")

@@ -10,9 +10,11 @@ import pytest
 from reviewapp.contracts.segmentation import segment
 from reviewapp.rules.engine import compile_playbook, key_facts_find, load_playbook
 from reviewapp.rules.facts import find_facts, normalise_fact
+from reviewapp.rules.facts import guess as guessing
 from reviewapp.rules.facts.amounts import find_amounts
 from reviewapp.rules.facts.dates import parse_date
 from reviewapp.rules.facts.durations import add_duration, parse_duration
+from reviewapp.rules.facts.guess import GuessModel
 from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
 from reviewapp.rules.facts.parties import parties_from
 
@@ -511,3 +513,41 @@ def test_chinese_contract_facts_are_values():
     assert found["Effective Date"].value == "2024-03-01"
     assert found["Governing Law"].value == "China"
     assert found["Parties"].value[0] == {"name": "北京某某科技有限公司", "role": "甲方"}
+
+
+TERM_IN_A_WORD = (
+    "SERVICES AGREEMENT\n\nThis Agreement is dated March 1, 2019.\n\n1. Services. The Provider "
+    "provides the services.\n\n2. Term. Three (3) years.\n\n3. Fees. The Client pays the fees.\n"
+)
+
+
+def _model(**weights: float) -> GuessModel:
+    return GuessModel(weights={k.replace("_", "="): w for k, w in weights.items()}, bias=-3.0,
+                      threshold=0.5)  # fmt: skip
+
+
+def test_a_learned_guess_fills_an_expiration_the_finders_miss():
+    passages = segment(TERM_IN_A_WORD)
+    assert "Expiration Date" not in find_facts(passages, guesser=None)
+    guessed = find_facts(passages, guesser=_model(kind_durY=4.0, head_True=1.0))["Expiration Date"]
+    assert (guessed.value, guessed.quote) == ("2022-03-01", "Three (3) years")
+    assert guessed.extra["guessed"] is True and guessed.extra["score"] == 0.88
+    assert guessed.display == "March 1, 2022"
+
+
+def test_a_guess_below_the_threshold_or_on_a_chinese_contract_says_nothing():
+    too_low = _model(head_True=1.0)
+    assert "Expiration Date" not in find_facts(segment(TERM_IN_A_WORD), guesser=too_low)
+    chinese = "技术服务合同\n\n本合同于2024年3月1日签订。\n\n第二条 期限。三年。\n"
+    assert "Expiration Date" not in find_facts(segment(chinese), guesser=_model(kind_dateC=9.0))
+
+
+def test_a_trained_guess_prefers_what_was_right_and_the_shipped_one_loads():
+    passages = segment(TERM_IN_A_WORD)
+    found = guessing.candidates(passages, find_facts(passages, guesser=None)["Agreement Date"])
+    assert {c.value for c in found} == {"2019-03-01", "2022-03-01"}
+    model = guessing.train([[(c, c.value == "2022-03-01") for c in found]] * 5, threshold=0.5)
+    assert model.weights["kind=durY"] > 0 > model.weights["kind=dateC"]
+    shipped = guessing.shipped_model()
+    assert shipped is not None and shipped.meta["documents"] >= 300
+    assert shipped.as_json()["format"] == guessing.FORMAT

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from .amounts import find_amounts
 from .dates import as_date, parse_date
 from .durations import add_duration, parse_duration
 from .finders import agreement_date, effective_date, governing_law
+from .guess import GuessModel, guess_expiration, shipped_model
 from .jurisdictions import normalise_jurisdiction
 from .model import (
     AGREEMENT_DATE,
@@ -36,13 +37,17 @@ DURATION_FACTS = (RENEWAL_TERM, NOTICE_PERIOD)
 
 
 def find_facts(
-    passages: Sequence[PassageText], raw: Mapping[str, Mapping[str, Any]] | None = None
+    passages: Sequence[PassageText],
+    raw: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    guesser: GuessModel | None | Literal["shipped"] = "shipped",
 ) -> dict[str, Fact]:
     """Every key fact found. ``raw`` are the playbook extractors' first matches
     (``{category: {"value", "start", "end"}}``, offsets into the text the passages cut): they
     decide the facts our finders do not look for (parties, renewal, notice, document name), and
     stand in for a finder that found nothing when their words normalise to a value (a Chinese
-    contract's 2024年3月1日)."""
+    contract's 2024年3月1日). Where nothing gives an expiration date, ``guesser`` (the shipped
+    model by default; None for the finders alone) may guess one (``guess.py``)."""
     passages = [p for p in passages if p.text]
     found: dict[str, Fact | None] = {}
     found[AGREEMENT_DATE] = agreement_date(passages)
@@ -56,6 +61,11 @@ def find_facts(
     chinese_term = raw and _CJK.search(str(raw.get(EXPIRATION_DATE, {}).get("value", "")))
     if found.get(EXPIRATION_DATE) is None and raw and chinese_term:
         found[EXPIRATION_DATE] = _term_from_raw(raw[EXPIRATION_DATE], passages, found)
+    if found.get(EXPIRATION_DATE) is None:
+        model = shipped_model() if guesser == "shipped" else guesser
+        found[EXPIRATION_DATE] = guess_expiration(
+            passages, found[EFFECTIVE_DATE], found[AGREEMENT_DATE], model
+        )
     return {name: fact for name, fact in found.items() if fact is not None}
 
 

@@ -18,9 +18,7 @@ from .dates import as_date, find_dates
 from .durations import add_duration, find_durations, ordinal_number, word_number
 from .model import EFFECTIVE_DATE, EXPIRATION_DATE, PERPETUAL, Fact, PassageText
 
-_TERM_HEADING = re.compile(
-    r"\bterm\b|duration|period\s+of\s+(?:the\s+)?agreement|期限|有效期", re.I
-)
+TERM_HEADING = re.compile(r"\bterm\b|duration|period\s+of\s+(?:the\s+)?agreement|期限|有效期", re.I)
 _TERM_TEXT = re.compile(
     r"\b(?:(?:initial\s+)?term\s+of\s+this\s+\w+|this\s+(?:agreement|contract)\s+(?:shall|will|is)\s+"
     r"(?:continue|remain|expire|terminate|be\s+(?:effective|valid|in\s+effect)|valid|"
@@ -29,7 +27,7 @@ _TERM_TEXT = re.compile(
     r"\bterm\s+of\s+the\s+agreement\b|duration\s+of\s+this)",
     re.IGNORECASE,
 )
-_PERPETUAL = re.compile(
+PERPETUAL_WORDS = re.compile(
     r"in\s+perpetuity|\bperpetu\w*|indefinite(?:ly)?|"
     r"(?:continue|remain)\w*\s+(?:to\s+be\s+)?(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?"
     r"for\s+so\s+long\s+as|"
@@ -134,7 +132,7 @@ def expiration_date(
 ) -> Fact | None:
     """When the contract ends: a date it names, a date computed from "for N years from the
     Effective Date" (``computed``), or "perpetual"; ``renews`` when it renews itself."""
-    stating = _stating_passages(passages)
+    stating = stating_passages(passages)
     candidates = _term_passages(passages)
     for passage in candidates:
         fact = _expiration_in(passage, effective, agreement, passage.index in stating)
@@ -177,11 +175,11 @@ def _open_ended(candidates: Sequence[PassageText], stating: set[int]) -> Fact | 
     )  # fmt: skip
 
 
-def _stating_passages(passages: Sequence[PassageText]) -> set[int]:
+def stating_passages(passages: Sequence[PassageText]) -> set[int]:
     return {
         p.index
         for p in passages
-        if _TERM_HEADING.search(_last_heading(p)) or _TERM_STATED.search(p.text)
+        if TERM_HEADING.search(last_heading(p)) or _TERM_STATED.search(p.text)
     }
 
 
@@ -189,13 +187,13 @@ def _term_passages(passages: Sequence[PassageText]) -> list[PassageText]:
     """The passages that state the term first (a "Term" heading, "This Agreement shall commence
     ... and continue ..."), then any that speak of it."""
     clauses = [p for p in passages if not getattr(p, "is_heading", False)]
-    by_heading = [p for p in clauses if _TERM_HEADING.search(_last_heading(p))]
+    by_heading = [p for p in clauses if TERM_HEADING.search(last_heading(p))]
     stating = [p for p in clauses if _TERM_STATED.search(p.text)]
     by_text = [p for p in clauses if _TERM_TEXT.search(p.text)]
     return list(dict.fromkeys([*by_heading[:_MAX_TERM_PASSAGES], *stating, *by_text]))
 
 
-def _last_heading(passage: PassageText) -> str:
+def last_heading(passage: PassageText) -> str:
     return (passage.heading or "").rsplit(">", 1)[-1]
 
 
@@ -221,7 +219,7 @@ def _expiration_in(
     perpetual = next(
         (
             m
-            for m in _PERPETUAL.finditer(text)
+            for m in PERPETUAL_WORDS.finditer(text)
             if not _NOT_PERPETUAL.search(_START_THEN.sub("", text[: m.start()][-100:]))
         ),
         None,
@@ -297,7 +295,7 @@ def _anchor_fact(after: str, effective: Fact | None, agreement: Fact | None) -> 
     return Fact(start.name, start.value, start.display, extra={"event": " ".join(named.split())})
 
 
-_ANNIVERSARY = re.compile(
+ANNIVERSARY = re.compile(
     r"(?P<count>[\w-]+(?:\s*\(\d+(?:st|nd|rd|th)?\))?)(?:[\s-]+years?)?\s+anniversary\s+of\s+"
     r"(?:the\s+)?",
     re.IGNORECASE,
@@ -312,7 +310,7 @@ _ANNIVERSARY_CUE = re.compile(
 )
 
 
-def _anniversary_years(words: str) -> int | None:
+def anniversary_years(words: str) -> int | None:
     digits = re.search(r"\((\d+)", words)
     if digits:
         return int(digits.group(1))
@@ -325,14 +323,14 @@ def _anniversary_end(
     match = next(
         (
             m
-            for m in _ANNIVERSARY.finditer(passage.text)
+            for m in ANNIVERSARY.finditer(passage.text)
             if _ANNIVERSARY_CUE.search(passage.text[max(0, m.start() - 60) : m.start()])
         ),
         None,
     )
     if match is None:
         return _nth_day_end(passage, effective, agreement, renews)
-    years = _anniversary_years(match.group("count"))
+    years = anniversary_years(match.group("count"))
     start_fact = _anchor_fact(
         "of " + passage.text[match.end() : match.end() + 80], effective, agreement
     )
@@ -364,6 +362,11 @@ def _nth_day_end(
             term = f"P{match.group('count')}D"
             return _computed(passage, match.group(0).strip(), term, start_fact, renews)
     return None
+
+
+def computed_end(passage: PassageText, quote: str, term: str, start: Fact) -> Fact | None:
+    """The end of ``term`` counted from ``start`` (what the learned guess scores)."""
+    return _computed(passage, quote, term, start, False)
 
 
 def _computed(
