@@ -110,6 +110,19 @@ def test_docx_memo_downloads_with_summary_facts_issues_and_engines(client, revie
     assert rows[ASSIGNMENT_RULE][6] == "Waiting for a lawyer"
 
 
+def test_the_memo_shows_a_guessed_expiration_as_unsure(client, reviewer, review):
+    draft = Draft.objects.get(review=review)
+    draft.data["key_facts"]["Expiration Date"] = {
+        "value": "2022-03-01", "display": "March 1, 2022", "passage_index": 2, "quote": "",
+        "computed": True, "guessed": True, "score": 0.41,
+    }  # fmt: skip
+    draft.save(update_fields=["data"])
+    document = Document(io.BytesIO(download(client, reviewer, review, "docx").content))
+    facts = next(t for t in document.tables if t.rows[0].cells[0].text == "Fact")
+    shown = {row.cells[0].text: row.cells[1].text for row in facts.rows[1:]}
+    assert shown["Expiration Date"] == "March 1, 2022 (unsure)"
+
+
 def test_each_issue_is_a_word_comment_anchored_on_its_clause(client, reviewer, review):
     document = Document(io.BytesIO(download(client, reviewer, review, "docx").content))
     comments = {comment.comment_id: comment.text for comment in document.comments}

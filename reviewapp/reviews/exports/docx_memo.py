@@ -24,6 +24,7 @@ from reviewapp.reviews.exports.model import (
     lawyer_label,
     verification_label,
 )
+from reviewapp.reviews.key_facts import fact_shown
 
 CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 AUTHOR, INITIALS = "Clausewise", "CW"
@@ -106,7 +107,8 @@ def _key_facts(document: DocumentObject, export: ReviewExport) -> None:
     if not facts:
         document.add_paragraph(_("No key facts were found."))
         return
-    rows = [(name, fact.display or _fact_text(fact.value)) for name, fact in facts.items()]
+    # as the page shows them: "about" an estimated date, "(unsure)" after a learned guess
+    rows = [(name, fact_shown(fact) or _fact_text(fact.value)) for name, fact in facts.items()]
     _table(document, [_("Fact"), _("Value")], rows)
 
 
