@@ -235,7 +235,7 @@ def guess_in_folds(reads: list[Read]) -> None:
                 fold_of[read.index] == fold
                 and read.index in labelled
                 and EXPIRATION not in read.facts
-                and not guessing.mostly_chinese(read.passages)
+                and guessing.reads_english(read.passages)
             ):
                 found = guessing.choose([c for c, _ in labelled[read.index]], model)
                 if found is not None:

@@ -101,6 +101,11 @@ def as_date(value: str | None) -> date | None:
     return date.fromisoformat(value)
 
 
+def written(day: date) -> str:
+    """A date we computed, as an English contract writes it ("March 1, 2022")."""
+    return f"{day:%B} {day.day}, {day.year}"
+
+
 def _value(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
     if groups.get("zh_year"):

@@ -30,7 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .dates import as_date, find_dates
+from reviewapp.rules.detect import detect_language
+
+from .dates import as_date, find_dates, written
 from .durations import find_durations
 from .model import EXPIRATION_DATE, PERPETUAL, Fact, PassageText
 from .term import (
@@ -46,7 +48,6 @@ from .term import (
 FORMAT = "clausewise.expiration-guess/1"
 SHIPPED = Path(__file__).resolve().parent / "shipped" / "expiration-en.json"
 _WORD = re.compile(r"[a-z]+|\d+", re.IGNORECASE)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _PERPETUAL_HINT = re.compile(r"perpetu|indefinite|until|so\s+long|notice", re.IGNORECASE)
 _LEFT_CHARS, _LEFT_WORDS, _RIGHT_CHARS, _RIGHT_WORDS = 100, 8, 60, 6
 # Chosen on the even half of CUAD with document folds (benchmarks/facts_accuracy.py)
@@ -99,7 +100,7 @@ def guess_expiration(
     model: GuessModel | None,
 ) -> Fact | None:
     """The best-scoring candidate at or above the model's threshold, else None."""
-    if model is None or not passages or mostly_chinese(passages):
+    if model is None or not passages or not reads_english(passages):
         return None
     return choose(candidates(passages, effective or agreement), model)
 
@@ -116,7 +117,7 @@ def choose(found: Sequence[Candidate], model: GuessModel) -> Fact | None:
     day = as_date(chosen.value)
     display = (
         "Perpetual" if chosen.value == PERPETUAL
-        else f"{day:%B} {day.day}, {day.year}" if day is not None
+        else written(day) if day is not None
         else chosen.value
     )  # fmt: skip
     extra = {"guessed": True, "score": round(score, 2), "computed": day is not None}
@@ -220,6 +221,6 @@ def _years_after(value: str, start: str | None) -> str:
     return "4-6" if years <= 6 else "7-12" if years <= 12 else "big"
 
 
-def mostly_chinese(passages: Sequence[PassageText]) -> bool:
-    sample = "".join(p.text for p in passages[:20])
-    return len(_CJK.findall(sample)) > len(sample) // 10
+def reads_english(passages: Sequence[PassageText]) -> bool:
+    """Whether the model can read the contract: the app's own language call on its opening."""
+    return detect_language("".join(p.text for p in passages[:20])) == "en"

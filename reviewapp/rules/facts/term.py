@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .dates import as_date, find_dates
+from .dates import as_date, find_dates, written
 from .durations import add_duration, find_durations, ordinal_number, word_number
 from .model import EFFECTIVE_DATE, EXPIRATION_DATE, PERPETUAL, Fact, PassageText
 
@@ -381,7 +381,7 @@ def _computed(
         end = add_duration(start, term)
         if end is None:
             return None
-        value, display = end.isoformat(), f"{end:%B} {end.day}, {end.year}"
+        value, display = end.isoformat(), written(end)
     elif term.endswith("Y") and re.fullmatch(r"\d{4}(?:-\d\d)?", start_fact.value):
         year = int(start_fact.value[:4]) + int(term[1:-1])
         value = display = f"{year}{start_fact.value[4:]}"
