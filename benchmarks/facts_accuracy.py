@@ -209,7 +209,8 @@ def labelled_candidates(read: Read) -> list[tuple[guessing.Candidate, bool]]:
 def folds_of(reads: list[Read]) -> dict[int, int]:
     """Each contract's fold: its index modulo 5, except that near-copies (the same contract
     filed twice; more than half of their sampled 8-word runs shared) go to the fold of the first,
-    so that neither is scored by a model trained on the other."""
+    so that neither is scored by a model trained on the other. A sampled comparison of word runs
+    (MinHash-like) written here: a library for it would be a dependency for one benchmark."""
     samples = {}
     for read in reads:
         words = re.findall(r"\w+", " ".join(p.text for p in read.passages).lower())
