@@ -178,8 +178,10 @@ def draft_payload(draft: Draft) -> dict[str, Any]:
         "engine": draft.engine,
         "status": draft.status,
         "summary": draft.data.get("summary", ""),
-        "key_facts": {  # what the live page shows; the stored shape is in draft.data
-            name: fact.display
+        # Each fact whole (value, display, passage, quote and flags such as computed, estimated,
+        # guessed): the live page says "about" and "(unsure)" from them, as the page does.
+        "key_facts": {
+            name: fact.as_dict()
             for name, fact in facts_from_data(draft.data.get("key_facts", {})).items()
         },
         "issues": draft.data.get("issues", []),

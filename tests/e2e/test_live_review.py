@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -10,7 +11,7 @@ import pytest
 
 from reviewapp.accounts.services import demo_seed
 from tests.e2e.test_upload_flow import sign_in
-from tests.fakes.messages_server import Pacing, running_server
+from tests.fakes.messages_server import Brain, BrainRequest, Pacing, ScriptedBrain, running_server
 from tests.processes import celery_worker, web_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -37,12 +38,14 @@ if (box) new MutationObserver(() => window.__stream.push(box.textContent.length)
 
 
 @contextmanager
-def contract_page(browser, tmp_path, pacing: Pacing) -> Iterator[tuple[Any, Any]]:
+def contract_page(
+    browser, tmp_path, pacing: Pacing, brain: Brain | None = None, text: str = CONTRACT
+) -> Iterator[tuple[Any, Any]]:
     """Sign in, upload the contract with Claude as the engine, and open its page."""
     passwords = demo_seed()
     contract = tmp_path / "services.txt"
-    contract.write_text(CONTRACT)
-    with running_server(pacing=pacing) as fake:
+    contract.write_text(text)
+    with running_server(brain, pacing=pacing) as fake:
         engine = {
             "REVIEW_ENGINE": "anthropic",
             "ANTHROPIC_API_KEY": "test-key",
@@ -84,3 +87,43 @@ def test_verifications_arrive_and_say_which_engine_checked(browser, tmp_path):
             ".filter((box) => box.textContent.includes('Checked by Claude')).length >= 2",
             timeout=60_000,
         )
+
+
+DATED = """SUPPLY AGREEMENT
+
+This Supply Agreement is made as of March 1, 2019 between Acme Widgets, Inc. and Beta Stores LLC.
+
+1. Term. This Agreement shall continue for a period of three (3) years from the Effective Date.
+
+2. Assignment. Neither party may assign this Agreement without the prior written consent of the
+other party.
+"""
+
+
+def _dated_draft(request: BrainRequest) -> str:
+    start = next(i for i, text in request.passages.items() if "made as of" in text)
+    term = next(i for i, text in request.passages.items() if text.startswith("1. Term"))
+    facts = {
+        "effective_date": {"text": "March 1, 2019", "passage": start, "quote": "March 1, 2019"},
+        "expiration_date": {
+            "text": "three (3) years from the Effective Date",
+            "passage": term,
+            "quote": "continue for a period of three (3) years",
+        },
+    }
+    return json.dumps({"summary": "A supply agreement.", "key_facts": facts, "issues": []})
+
+
+def test_the_live_draft_shows_a_counted_expiration_as_a_date(browser, tmp_path):
+    """The draft arrives live (no reload): a date the app counted from the term is shown as the
+    date, as the reloaded page would show it, not as the term's words."""
+    pacing = Pacing(first_token_s=3.0)
+    with contract_page(browser, tmp_path, pacing, ScriptedBrain(draft=_dated_draft), DATED) as (
+        page,
+        _fake,
+    ):
+        page.evaluate("window.__samePage = true")
+        page.wait_for_selector("#draft dl.facts", timeout=60_000)
+        facts = page.inner_text("#draft dl.facts")
+        assert page.evaluate("window.__samePage === true"), "the page reloaded: nothing shown live"
+        assert "March 1, 2022" in facts and "three (3) years" not in facts

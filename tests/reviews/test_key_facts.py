@@ -62,6 +62,21 @@ def test_json_export_gives_the_facts_as_values(matter, django_capture_on_commit_
     assert data["key_facts"]["Agreement Date"]["display"] == "1st day of March, 2019"
 
 
+@pytest.mark.django_db
+def test_the_draft_api_gives_each_fact_whole(
+    client, reviewer, matter, django_capture_on_commit_callbacks
+):
+    """The live page and API clients get what the page shows a fact from: its value and flags
+    (a counted date is ``computed``), not only the words."""
+    review = _upload(matter, django_capture_on_commit_callbacks)
+    client.force_login(reviewer)
+    facts = client.get(f"/api/reviews/{review.pk}/draft/").json()["key_facts"]
+    assert facts["Expiration Date"]["value"] == "2022-03-01"
+    assert facts["Expiration Date"]["computed"] is True
+    assert facts["Agreement Date"]["display"] == "1st day of March, 2019"
+    assert facts["Governing Law"]["passage_index"] is not None
+
+
 def _model_draft(request: BrainRequest) -> str:
     law = next(i for i, text in request.passages.items() if "governed by" in text)
     term = next(i for i, text in request.passages.items() if text.startswith("1. Term"))
