@@ -103,10 +103,12 @@ def test_docx_memo_downloads_with_summary_facts_issues_and_engines(client, revie
     assert draft_data(review)["summary"] in text
     issue_table = next(t for t in document.tables if len(t.columns) == 7)
     rows = {row.cells[2].text: [c.text for c in row.cells] for row in issue_table.rows[1:]}
-    assert rows[MFN_RULE][3:5] == ["critical", "REJECTED"]
+    assert rows[MFN_RULE][3:5] == ["critical", "Rejected"]
     assert rows[MFN_RULE][6] == "Rejected by lee: Unacceptable MFN."
-    assert rows[ASSIGNMENT_RULE][4] == "NEEDS_HUMAN_REVIEW"
-    assert rows[ASSIGNMENT_RULE][5].startswith("NEEDS_HUMAN_REVIEW (NO_OFFLINE_VERDICT)")
+    assert rows[ASSIGNMENT_RULE][4] == "Needs human review"
+    assert rows[ASSIGNMENT_RULE][5].startswith(
+        "Needs human review: The offline engine could not settle it from the rule's wording."
+    )
     assert rows[ASSIGNMENT_RULE][6] == "Waiting for a lawyer"
 
 
@@ -123,6 +125,26 @@ def test_the_memo_shows_a_guessed_expiration_as_unsure(client, reviewer, review)
     assert shown["Expiration Date"] == "March 1, 2022 (unsure)"
 
 
+def test_the_memo_is_in_the_readers_language(client, reviewer, review):
+    """A Chinese reader's memo names categories, facts, states and who decided in Chinese; the
+    JSON export, read by machines, stays in English whoever downloads it."""
+    client.force_login(reviewer)
+    client.cookies["django_language"] = "zh-hans"
+    memo = client.get(f"/reviews/{review.pk}/export.docx", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    document = Document(io.BytesIO(memo.content))
+    text = memo_text(document)
+    issue_table = next(t for t in document.tables if len(t.columns) == 7)
+    rows = {row.cells[2].text: [c.text for c in row.cells] for row in issue_table.rows[1:]}
+    assert rows[MFN_RULE][1] == "最惠待遇" and rows[MFN_RULE][6] == "由 lee 驳回: Unacceptable MFN."
+    assert rows[ASSIGNMENT_RULE][4] == "需人工审阅" and rows[ASSIGNMENT_RULE][6] == "等待律师处理"
+    assert "初稿由离线引擎生成：未使用语言模型。" in text and "Drafted by" not in text
+    assert "Needs human review" not in text and "Waiting for a lawyer" not in text
+    data = json.loads(
+        client.get(f"/reviews/{review.pk}/export.json", HTTP_ACCEPT_LANGUAGE="zh-hans").content
+    )
+    assert data["engines"]["statements"]["draft"].startswith("Drafted by the offline engine")
+
+
 def test_each_issue_is_a_word_comment_anchored_on_its_clause(client, reviewer, review):
     document = Document(io.BytesIO(download(client, reviewer, review, "docx").content))
     comments = {comment.comment_id: comment.text for comment in document.comments}
@@ -136,7 +158,7 @@ def test_each_issue_is_a_word_comment_anchored_on_its_clause(client, reviewer, r
         rule_id = comment.split(" ", 1)[0]
         assert anchors[comment_id] == passages[rule_id]
     assignment = next(c for c in comments.values() if c.startswith(ASSIGNMENT_RULE))
-    assert "Outcome: NEEDS_HUMAN_REVIEW (NO_OFFLINE_VERDICT)" in assignment
+    assert "Outcome: Needs human review: The offline engine could not settle it" in assignment
     assert "Lawyer decision: Waiting for a lawyer" in assignment
     mfn = next(c for c in comments.values() if c.startswith(MFN_RULE))
     assert "set by the trigger rule" in mfn and "Rejected by lee: Unacceptable MFN." in mfn

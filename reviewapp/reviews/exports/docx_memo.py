@@ -1,6 +1,8 @@
 """The Word review memo: summary, key facts, an issue table, and every issue (a passage and a
 category) as one Word comment anchored on the text of the clause it concerns (section "Flagged
-clauses"). Clause text is printed with `export_text`: no PDF line breaks or runs of spaces."""
+clauses"). Clause text is printed with `export_text`: no PDF line breaks or runs of spaces.
+The memo is for people: categories, facts, severities and states are in the reader's language
+(``rules.labels``), as on the page; rule ids stay as written."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ from reviewapp.reviews.exports.model import (
     verification_label,
 )
 from reviewapp.reviews.key_facts import fact_shown
+from reviewapp.reviews.models import ReviewStatus
+from reviewapp.rules.labels import category_label, severity_label, state_label
 
 CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 AUTHOR, INITIALS = "Clausewise", "CW"
@@ -62,7 +66,10 @@ def _header(document: DocumentObject, export: ReviewExport) -> None:
         (_("Contract"), export.contract_name),
         (_("Matter"), f"{export.matter} ({export.organisation})"),
         (_("Date"), export.generated_at.strftime("%Y-%m-%d %H:%M UTC")),
-        (_("Review"), f"#{export.review_id} · {export.status} · {export.playbook_version}"),
+        (
+            _("Review"),
+            f"#{export.review_id} · {_status_label(export.status)} · {export.playbook_version}",
+        ),
     ]
     statements = export.engine_statements()
     details += [
@@ -108,7 +115,10 @@ def _key_facts(document: DocumentObject, export: ReviewExport) -> None:
         document.add_paragraph(_("No key facts were found."))
         return
     # as the page shows them: "about" an estimated date, "(unsure)" after a learned guess
-    rows = [(name, fact_shown(fact) or _fact_text(fact.value)) for name, fact in facts.items()]
+    rows = [
+        (category_label(name), fact_shown(fact) or _fact_text(fact.value))
+        for name, fact in facts.items()
+    ]
     _table(document, [_("Fact"), _("Value")], rows)
 
 
@@ -144,10 +154,10 @@ def _issue_row(issue: Issue) -> list[str]:
         outcome += f" — {verification.verified_by}. {export_text(issue.rationale)}".rstrip()
     return [
         _passage_label(issue.passage),
-        issue.category,
+        category_label(issue.category),
         ", ".join(issue.rule_ids),
-        issue.severity,
-        issue.passage.state,
+        severity_label(issue.severity),
+        state_label(issue.passage.state),
         outcome,
         lawyer_label(issue.lawyer),
     ]
@@ -159,7 +169,12 @@ def _draft_recommendations(document: DocumentObject, export: ReviewExport) -> No
         return
     document.add_heading(_("Recommendations of the draft"), level=1)
     rows = [
-        [f"#{i.get('passage', '')}", i.get("risk", ""), i.get("title", ""), i.get("recommendation")]
+        [
+            f"#{i.get('passage', '')}",
+            severity_label(str(i.get("risk") or "")),
+            i.get("title", ""),
+            i.get("recommendation"),
+        ]
         for i in issues
     ]
     _table(document, [_("Passage"), _("Risk"), _("Issue"), _("Recommendation")], rows)
@@ -189,11 +204,13 @@ def _comment(document: DocumentObject, run: Run, issue: Issue) -> None:
 
 def _comment_lines(issue: Issue) -> list[str]:
     verification = issue.verification
-    lines = [f"{', '.join(issue.rule_ids)} — {issue.category} ({issue.severity})"]
+    category, severity = category_label(issue.category), severity_label(issue.severity)
+    lines = [f"{', '.join(issue.rule_ids)} — {category} ({severity})"]
     if issue.question:
         lines.append(_("Question: %(q)s") % {"q": issue.question})
     if verification is None:
-        lines.append(_("Outcome: %(o)s (set by the trigger rule)") % {"o": issue.passage.state})
+        state = state_label(issue.passage.state)
+        lines.append(_("Outcome: %(o)s (set by the trigger rule)") % {"o": state})
     else:
         lines.append(
             _("Outcome: %(o)s — %(by)s")
@@ -218,8 +235,15 @@ def _passage_title(passage: PassagePart) -> str:
     if passage.heading:
         parts.append(passage.heading)
     parts.append(_("page %(p)d") % {"p": passage.page})
-    parts.append(passage.state)
+    parts.append(state_label(passage.state))
     return " · ".join(parts)
+
+
+def _status_label(status: str) -> str:
+    try:
+        return str(ReviewStatus(status).label)
+    except ValueError:
+        return status
 
 
 def _table(document: DocumentObject, headers: list[str], rows: list[Any]) -> None:

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from django.utils import translation
+
 from reviewapp.reviews.exports import csv_export, docx_memo, json_export
 from reviewapp.reviews.exports.model import ReviewExport
 from reviewapp.reviews.redlines import export as redline_export
@@ -19,10 +21,24 @@ class ExportFormat:
     render: Callable[[ReviewExport], bytes]
 
 
+def in_english(render: Callable[[ReviewExport], bytes]) -> Callable[[ReviewExport], bytes]:
+    """A machine-read format (JSON, CSV) says the same whoever downloads it: its sentences
+    (who verified, the engine statements) in English, as its codes and category names are."""
+
+    def rendered(export: ReviewExport) -> bytes:
+        with translation.override("en"):
+            return render(export)
+
+    return rendered
+
+
 FORMATS = {
+    # The memo is read by people: in the reader's language.
     "docx": ExportFormat("docx", docx_memo.CONTENT_TYPE, docx_memo.docx_memo_render),
-    "json": ExportFormat("json", json_export.CONTENT_TYPE, json_export.json_export_render),
-    "csv": ExportFormat("csv", csv_export.CONTENT_TYPE, csv_export.csv_export_render),
+    "json": ExportFormat(
+        "json", json_export.CONTENT_TYPE, in_english(json_export.json_export_render)
+    ),
+    "csv": ExportFormat("csv", csv_export.CONTENT_TYPE, in_english(csv_export.csv_export_render)),
     # The contract itself, with accepted redlines as tracked changes (reviews.redlines).
     "redline.docx": ExportFormat(
         "redline.docx", redline_export.CONTENT_TYPE, redline_export.redline_docx_render

@@ -8,6 +8,10 @@ issues; a secondary rule of another category only names a question on the passag
 categories carries several issues, which share the passage's state, verification and lawyer
 decision, each with its own rationale.
 
+The sentences a reader reads (who verified, the lawyer's decision, the engine statements) are in
+the active language; the JSON and CSV exports render them in English (``formats``), the Word
+memo in the reader's.
+
 Text that comes from a PDF keeps the extractor's line breaks and runs of spaces; `export_text`
 is how every renderer that lays text out for a reader (CSV cells, Word) prints it.
 """
@@ -21,10 +25,13 @@ from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.key_facts import KeyFact
 from reviewapp.reviews.models import Engine, ReviewStatus
+from reviewapp.reviews.reasons import reason_label
+from reviewapp.rules.labels import state_label
 
 UNSET = "—"
 _WHITESPACE = re.compile(r"\s+")
@@ -185,60 +192,61 @@ def _decided(issue: Issue) -> bool:
 
 def verifier_label(*, engine: str, actor: str) -> str:
     if not actor:
-        return "verification pending"
+        return _("verification pending")
     if actor == "rule":
-        return "no verifier: a rule sends this passage to a lawyer"
+        return _("no verifier: a rule sends this passage to a lawyer")
     if actor == "system":
-        return "no verdict: the model could not be reached"
+        return _("no verdict: the model could not be reached")
     if actor == "offline" or engine == Engine.OFFLINE:
-        return "offline engine (no language model)"
+        return _("offline engine (no language model)")
     return f"Claude {actor}"
 
 
 def draft_statement(draft: DraftPart | None) -> str:
     if draft is None or draft.status != "COMPLETE":
         status = draft.status.lower() if draft else "missing"
-        return f"No complete draft yet (draft {status})."
+        return _("No complete draft yet (draft %(status)s).") % {"status": status}
     if draft.engine == Engine.OFFLINE:
-        return "Drafted by the offline engine: no language model was used."
-    models = ", ".join(draft.models) or "(model not recorded)"
-    return f"Drafted by Claude {models}."
+        return _("Drafted by the offline engine: no language model was used.")
+    models = ", ".join(draft.models) or _("(model not recorded)")
+    return _("Drafted by Claude %(models)s.") % {"models": models}
 
 
 def verification_statement(issues: list[Issue]) -> str:
     by_passage = {i.passage.pk: i.verification for i in issues if i.verification is not None}
     if not by_passage:
-        return "No passage needed a verification."
+        return _("No passage needed a verification.")
     counts = Counter(v.verified_by for v in by_passage.values())
     parts = [f"{label}: {count}" for label, count in sorted(counts.items())]
-    return "Passages verified — " + "; ".join(parts) + "."
+    return _("Passages verified — %(counts)s.") % {"counts": "; ".join(parts)}
 
 
 def decision_statement(issues: list[Issue]) -> str:
     by_passage = {i.passage.pk: i.lawyer for i in issues if i.lawyer and i.lawyer.status == "DONE"}
     if not by_passage:
-        return "No lawyer decisions yet."
+        return _("No lawyer decisions yet.")
     counts = Counter(lawyer.decided_by or UNSET for lawyer in by_passage.values())
     parts = [f"{name}: {count}" for name, count in sorted(counts.items())]
-    return "Decided by lawyers — " + "; ".join(parts) + "."
+    return _("Decided by lawyers — %(counts)s.") % {"counts": "; ".join(parts)}
 
 
 def lawyer_label(lawyer: LawyerPart | None) -> str:
     if lawyer is None:
         return UNSET
     if lawyer.status == "DONE":
-        verb = "Accepted" if lawyer.decision == "accept" else "Rejected"
+        who = {"who": lawyer.decided_by or UNSET}
+        said = _("Accepted by %(who)s") if lawyer.decision == "accept" else _("Rejected by %(who)s")
         note = f": {lawyer.note}" if lawyer.note else ""
-        return f"{verb} by {lawyer.decided_by or UNSET}{note}"
+        return said % who + note
     if lawyer.status == "CLAIMED":
-        return f"Claimed by {lawyer.claimed_by or UNSET}, not decided yet"
-    return "Waiting for a lawyer"
+        return _("Claimed by %(who)s, not decided yet") % {"who": lawyer.claimed_by or UNSET}
+    return _("Waiting for a lawyer")
 
 
 def verification_label(verification: VerificationPart | None) -> str:
     if verification is None:
         return UNSET
     if not verification.outcome:
-        return "Verification pending"
-    reason = f" ({verification.reason})" if verification.reason else ""
-    return f"{verification.outcome}{reason}"
+        return _("Verification pending")
+    outcome = state_label(verification.outcome)
+    return f"{outcome}: {reason_label(verification.reason)}" if verification.reason else outcome
