@@ -38,6 +38,7 @@ from reviewapp.rules.facts.model import (
     PERPETUAL,
     RENEWAL_TERM,
 )
+from reviewapp.rules.facts.parties import party_name
 from reviewapp.rules.labels import category_label
 
 from .models import Review
@@ -197,7 +198,8 @@ def _model_parties(raw: Any, passages: Mapping[int, str]) -> dict[str, Any]:
         if not isinstance(item, dict) or not item.get("name"):
             continue
         index, quote = item.get("passage"), str(item.get("quote") or "")
-        party = {"name": " ".join(str(item["name"]).split()), "role": str(item.get("role") or "")}
+        # the name without the address or description a model may give with it, as ours
+        party = {"name": party_name(str(item["name"])), "role": str(item.get("role") or "")}
         if isinstance(index, int) and quoted(quote, passages.get(index, "")):
             parties.append(party)
             quotes.append(quote)

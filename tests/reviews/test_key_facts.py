@@ -90,7 +90,12 @@ def _model_draft(request: BrainRequest) -> str:
         },
         "effective_date": {"text": "1 March 2019", "passage": 0, "quote": "1st day of March, 2019"},
         "parties": [
-            {"name": "Acme Widgets, Inc.", "role": "Supplier", "passage": 0, "quote": "Acme"},
+            {  # with its address: the name is kept without it, as the offline engine's are
+                "name": "Acme Widgets, Inc., a Delaware corporation with offices at 12 High Street",
+                "role": "Supplier",
+                "passage": 0,
+                "quote": "Acme",
+            },
         ],
     }
     return json.dumps({"summary": "A supply agreement.", "key_facts": facts, "issues": []})

@@ -16,7 +16,7 @@ from reviewapp.rules.facts.dates import parse_date
 from reviewapp.rules.facts.durations import add_duration, parse_duration
 from reviewapp.rules.facts.guess import GuessModel
 from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
-from reviewapp.rules.facts.parties import parties_from
+from reviewapp.rules.facts.parties import find_parties, parties_from, party_name
 
 PLAYBOOKS = Path(__file__).resolve().parents[2] / "reviewapp" / "rules" / "playbooks"
 
@@ -107,6 +107,79 @@ def test_parties_come_without_addresses_or_contact_names():
         {"name": "Rogers Cable Communications Inc.", "role": "Rogers"},
         {"name": "EuroMedia Holdings Corp.", "role": "Licensor"},
     ]
+
+
+@pytest.mark.parametrize(
+    ("opening", "parties"),
+    [
+        (  # a defined term of the contract is no party; the next party follows a description
+            'This Agreement ("Agreement") is made effective March 22, 2018, by and between Freeze '
+            'Tag Inc., a Delaware Corporation ("Company"), with its principal place of business '
+            "located at 1720 Bray Central Drive, McKinney, TX 75069 and the American Diabetes "
+            'Association, Inc. ("Association"), an Ohio not-for profit corporation.',
+            [
+                ("Freeze Tag Inc.", "Company"),
+                ("American Diabetes Association, Inc.", "Association"),
+            ],
+        ),
+        (  # the role comes first, the description after it
+            'This Agreement is entered into between CNS Pharmaceuticals, Inc. ("CNS"), a Nevada '
+            'corporation, and WPD Pharmaceuticals, a Polish company ("WPD").',
+            [("CNS Pharmaceuticals, Inc.", "CNS"), ("WPD Pharmaceuticals", "WPD")],
+        ),
+        (  # "hereinafter referred to as", without parentheses
+            "TURN-KEY MANUFACTURING AGREEMENT by and between: INVASIX LTD., with a principal place "
+            'of business at Tavor Building, Yokneam, Israel. Hereinafter referred to as "Customer" '
+            "And FLEXTRONICS ISRAEL LTD. with a principal place of business at Migdal Haemek, "
+            'Israel. Hereinafter referred to as "Contractor." Whereas the parties wish to agree.',
+            [("INVASIX LTD.", "Customer"), ("FLEXTRONICS ISRAEL LTD.", "Contractor")],
+        ),
+        (  # no "between": the title, then the parties
+            "CONSULTING AGREEMENT Aduro Biotech, Inc., with a place of business at 740 Heinz "
+            'Avenue, Berkeley, CA 94710 ("Aduro") and IREYA B.V having an address at '
+            'Staalwijkstraat 16, Leiden, represented by Andrea van Elsas, ("Consultant") agree to '
+            "all terms and conditions of this Consulting Agreement.",
+            [("Aduro Biotech, Inc.", "Aduro"), ("IREYA B.V", "Consultant")],
+        ),
+        (  # labelled lines
+            "Road Transportation Agreement\nParty A (Shipper): ZTO Express Co., Ltd. Address: "
+            "Building 1, Shanghai\nParty B (Carrier): Tonglu Tongze Logistics Ltd. Address: 12 "
+            "Floor, HSBC Tower, Tonglu County\n",
+            [("ZTO Express Co., Ltd.", "Party A"), ("Tonglu Tongze Logistics Ltd.", "Party B")],
+        ),
+        (  # a lower-case brand is a name; a letter's salutation is not part of it
+            'Ladies and Gentlemen: iShip.com, Inc., a Washington corporation (the "Company"), and '
+            'Mail Boxes Etc. USA, Inc., a California corporation ("MBE") agree as follows.',
+            [("iShip.com, Inc.", "Company"), ("Mail Boxes Etc. USA, Inc.", "MBE")],
+        ),
+    ],
+)
+def test_the_parties_are_read_from_the_opening_passages(opening, parties):
+    fact = find_parties(segment(opening))
+    assert fact is not None
+    assert [(p["name"], p["role"]) for p in fact.value] == parties
+    assert fact.quote == parties[0][0] and fact.passage_index is not None
+
+
+def test_words_that_are_no_name_are_no_party():
+    opening = (
+        "Exhibit 10.39 IN ACCORDANCE WITH ITEM 601(b) OF REGULATION S-K, CERTAIN IDENTIFIED "
+        'INFORMATION (THE "CONFIDENTIAL INFORMATION") HAS BEEN EXCLUDED. This Amendment No. 3 '
+        '("Amendment No. 3") to the Distributor Agreement, as amended ("Agreement"), by and '
+        'between Cisco Systems, Inc. ("Cisco"), a California corporation, and ScanSource, Inc. '
+        '("Distributor"), is effective as of October 1, 2019 (the "Effective Date").'
+    )
+    fact = find_parties(segment(opening))
+    assert fact is not None
+    assert [p["name"] for p in fact.value] == ["Cisco Systems, Inc.", "ScanSource, Inc."]
+    assert find_parties(segment("1. Services. The Supplier shall provide the Services.")) is None
+
+
+def test_a_party_name_given_with_its_address_is_cut_to_the_name():
+    assert party_name("Acme Widgets, Inc., a Delaware corporation, 12 High Street") == (
+        "Acme Widgets, Inc."
+    )
+    assert party_name("Beta Stores LLC") == "Beta Stores LLC"
 
 
 def test_chinese_parties_are_read_from_their_labels():

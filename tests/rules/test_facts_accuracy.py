@@ -17,6 +17,7 @@ FLOORS = {  # fact: (least share right, most wrong)
     "Effective Date": (0.86, 4),
     "Expiration Date": (0.75, 3),
     "Governing Law": (0.87, 1),
+    "Parties": (0.72, 8),
 }
 
 
@@ -52,6 +53,12 @@ def test_the_judge_reads_cuad_answers(benchmark):
     )
     assert benchmark.judge("Governing Law", "New York", "Delaware, United States") == "wrong"
     assert benchmark.judge("Governing Law", "Texas", None) == "empty"
+    answer = 'Ginkgo Bioworks, Inc. ("Ginkgo"); Berkely Lights, Inc. ("BLI")'  # (sic)
+    both = [{"name": "Ginkgo Bioworks, Inc.", "role": "Ginkgo"}, {"name": "Berkeley Lights Inc"}]
+    assert benchmark.judge("Parties", answer, both) == "right"
+    assert benchmark.judge("Parties", answer, both[:1]) == "wrong"
+    assert benchmark.judge("Parties", answer, [*both, {"name": "a Nevada corporation"}]) == "wrong"
+    assert benchmark.judge("Parties", answer, None) == "empty"
 
 
 def test_the_shipped_guess_only_adds_expirations_the_finders_missed(cuad_dir, benchmark):
