@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -261,8 +261,13 @@ def offline_summary(counts: dict[str, Any]) -> str:
 def draft_summary(draft: Draft) -> str:
     """What the review page shows: an offline summary in the reader's language, a model's as
     the model wrote it."""
-    counts = draft.data.get("summary_counts")
-    return offline_summary(counts) if counts else str(draft.data.get("summary", ""))
+    return summary_shown(draft.data)
+
+
+def summary_shown(data: Mapping[str, Any]) -> str:
+    """``draft_summary`` of a draft's stored data (for callers that loaded it)."""
+    counts = data.get("summary_counts")
+    return offline_summary(counts) if counts else str(data.get("summary", ""))
 
 
 def offline_draft(review: Review) -> dict[str, Any]:

@@ -138,6 +138,9 @@ def test_the_memo_is_in_the_readers_language(client, reviewer, review):
     assert rows[MFN_RULE][1] == "最惠待遇" and rows[MFN_RULE][6] == "由 lee 驳回: Unacceptable MFN."
     assert rows[ASSIGNMENT_RULE][4] == "需人工审阅" and rows[ASSIGNMENT_RULE][6] == "等待律师处理"
     assert "初稿由离线引擎生成：未使用语言模型。" in text and "Drafted by" not in text
+    assert "Assembled by the offline engine" not in text  # the offline summary, as the page says it
+    recommendations = next(t for t in document.tables if len(t.columns) == 4)
+    assert "最惠待遇" in [row.cells[2].text for row in recommendations.rows[1:]]
     assert "Needs human review" not in text and "Waiting for a lawyer" not in text
     data = json.loads(
         client.get(f"/reviews/{review.pk}/export.json", HTTP_ACCEPT_LANGUAGE="zh-hans").content

@@ -102,7 +102,7 @@ def _summary(document: DocumentObject, export: ReviewExport) -> None:
     if draft is None or draft.status != "COMPLETE":
         document.add_paragraph(_("No summary yet: the draft is not complete."))
         return
-    document.add_paragraph(xml_safe(draft.summary))
+    document.add_paragraph(xml_safe(draft.summary_shown))
     for flag in draft.flags:
         message = f"{flag.get('message', '')} “{flag.get('text', '')}”"
         document.add_paragraph(xml_safe(message), style="List Bullet")
@@ -172,7 +172,7 @@ def _draft_recommendations(document: DocumentObject, export: ReviewExport) -> No
         [
             f"#{i.get('passage', '')}",
             severity_label(str(i.get("risk") or "")),
-            i.get("title", ""),
+            category_label(str(i.get("title") or "")),  # an offline draft's title is its category
             i.get("recommendation"),
         ]
         for i in issues

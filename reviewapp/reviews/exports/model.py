@@ -116,7 +116,8 @@ class DraftPart:
     engine: str
     status: str
     models: tuple[str, ...]
-    summary: str
+    summary: str  # as stored (the contract's language for an offline draft)
+    summary_shown: str  # as the page shows it: an offline summary in the reader's language
     key_facts: dict[str, KeyFact]  # reviewapp.reviews.key_facts
     issues: list[dict[str, Any]]
     flags: list[dict[str, Any]]

@@ -9,6 +9,7 @@ from django.db.models import Count
 
 from reviewapp.contracts.models import Passage
 from reviewapp.contracts.normalise import normalise
+from reviewapp.reviews.drafting import summary_shown
 from reviewapp.reviews.exports.model import (
     DraftPart,
     Issue,
@@ -76,6 +77,7 @@ def _draft(review: Review) -> DraftPart | None:
         status=draft.status,
         models=tuple(sorted(set(models))),
         summary=str(draft.data.get("summary", "")),
+        summary_shown=summary_shown(draft.data),
         key_facts=facts_from_data(draft.data.get("key_facts", {})),
         issues=list(draft.data.get("issues", [])),
         flags=list(draft.flags),
