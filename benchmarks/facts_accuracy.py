@@ -12,6 +12,8 @@ fact's normalised value is compared with the lawyers' normalised answer in label
 - expiration "perpetual" is the value "perpetual";
 - governing law: the answer's first jurisdiction part ("Ontario, Canada": Ontario) must be the
   one we read ("England" matches "England and Wales"); answers listing several accept any;
+- renewal term and notice period (measured, no target): the answer's first period, a year
+  being twelve months and a week seven days;
 - parties (measured, no target): every name we read must be one of the answer's (compared
   without roles, corporate suffixes and case; a near spelling counts: answers have typos), and
   we must name at least two of them, or the one.
@@ -51,13 +53,18 @@ from reviewapp.contracts.segmentation import segment  # noqa: E402
 from reviewapp.rules.engine import compile_playbook, extract_facts, load_playbook  # noqa: E402
 from reviewapp.rules.facts import find_facts  # noqa: E402
 from reviewapp.rules.facts import guess as guessing  # noqa: E402
+from reviewapp.rules.facts.durations import parse_duration  # noqa: E402
 from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction  # noqa: E402
 from reviewapp.rules.facts.model import PERPETUAL  # noqa: E402
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad"
 PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"
-FACTS = ("Agreement Date", "Effective Date", "Expiration Date", "Governing Law", "Parties")
-TARGETED = FACTS[:4]  # the issue's targets; parties are measured, without one
+FACTS = (
+    "Agreement Date", "Effective Date", "Expiration Date", "Governing Law", "Parties",
+    "Renewal Term", "Notice Period To Terminate Renewal",
+)  # fmt: skip
+TARGETED = FACTS[:4]  # the issue's targets; the others are measured, without one
+DURATIONS = ("Renewal Term", "Notice Period To Terminate Renewal")
 TARGET_RIGHT = 0.90
 _PIVOT = 50
 
@@ -68,6 +75,8 @@ class Tally:
     right: int = 0
     wrong: int = 0
     empty: int = 0
+    unstated: int = 0  # contracts whose answer is empty (no renewal, no party named) ...
+    given: int = 0  # ... for which we give a value all the same
     misses: list[str] = field(default_factory=list)
 
     def add(self, verdict: str, note: str) -> None:
@@ -114,6 +123,8 @@ def judge(fact: str, answer: str, value: object) -> str | None:
         return _judge_law(answer, value)
     if fact == "Parties":
         return _judge_parties(answer, value)
+    if fact in DURATIONS:
+        return _judge_duration(answer, value)
     perpetual = answer.strip().lower() == PERPETUAL
     dates = answer_dates(answer)
     if not perpetual and not dates:
@@ -173,6 +184,29 @@ def _judge_parties(answer: str, value: object) -> str | None:
     named = sum(1 for key in wanted if any(_same_party(key, o) for o in ours))
     all_ours = all(any(_same_party(o, key) for key in wanted) for o in ours)
     return "right" if all_ours and named >= min(2, len(wanted)) else "wrong"
+
+
+def _judge_duration(answer: str, value: object) -> str | None:
+    """The answer's first period ("successive 1 year") against ours: a year is twelve months
+    and a week seven days ("twelve (12) months" is right for "1 year")."""
+    wanted = parse_duration(answer) if answer.strip() else None
+    if wanted is None:
+        return None
+    if not isinstance(value, str) or not value:
+        return "empty"
+    return "right" if _in_units(value) == _in_units(wanted) else "wrong"
+
+
+def _in_units(duration: str) -> tuple[str, int] | None:
+    match = re.fullmatch(r"P(\d+)([YMWD])", duration)
+    if match is None:
+        return None
+    count, unit = int(match.group(1)), match.group(2)
+    return (
+        ("M", count * (12 if unit == "Y" else 1))
+        if unit in "YM"
+        else ("D", count * (7 if unit == "W" else 1))
+    )
 
 
 def contracts(limit: int | None = None) -> Iterator[tuple[int, dict]]:
@@ -311,6 +345,11 @@ def score(
             value = found.value if found else None
             verdict = judge(fact, row["answers"][fact], value)
             if verdict is None:
+                if not row["answers"][fact].strip():
+                    for half in HALVES:
+                        if in_half(index, half):
+                            tallies[half][fact].unstated += 1
+                            tallies[half][fact].given += value not in (None, "", [])
                 continue
             shown = str(found.display) if found else ""
             note = f"#{index} answer {row['answers'][fact]!r} ours {value!r} {shown[:80]!r}"
@@ -323,15 +362,18 @@ def score(
 def report(source: str, half: str, tallies: dict[str, Tally], show: str | None) -> bool:
     label = {"all": "all 311", "even": "even index: tuned on", "odd": "odd index: held out"}[half]
     print(f"\n{source} / {label}")
-    print(f"{'fact':<18}{'stated':>7}{'right':>7}{'share':>7}{'wrong':>7}{'empty':>7}  target")
+    print(
+        f"{'fact':<18}{'stated':>7}{'right':>7}{'share':>7}{'wrong':>7}{'empty':>7}"
+        f"{'given':>7}  target   (given: a value where the answer states none, of unstated)"
+    )
     ok = True
     for fact, tally in tallies.items():
         targeted = fact in TARGETED
         ok &= tally.meets or not targeted
         verdict = ("met" if tally.meets else "MISSED") if targeted else "(no target)"
         print(
-            f"{fact:<18}{tally.stated:>7}{tally.right:>7}{tally.share:>7.3f}{tally.wrong:>7}"
-            f"{tally.empty:>7}  {verdict}"
+            f"{fact[:18]:<18}{tally.stated:>7}{tally.right:>7}{tally.share:>7.3f}{tally.wrong:>7}"
+            f"{tally.empty:>7}{f'{tally.given}/{tally.unstated}':>7}  {verdict}"
         )
         if show and show.lower() in fact.lower():
             for miss in tally.misses:

@@ -17,6 +17,7 @@ from reviewapp.rules.facts.durations import add_duration, parse_duration
 from reviewapp.rules.facts.guess import GuessModel
 from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
 from reviewapp.rules.facts.parties import find_parties, parties_from, party_name
+from reviewapp.rules.facts.renewal import notice_period, renewal_term
 
 PLAYBOOKS = Path(__file__).resolve().parents[2] / "reviewapp" / "rules" / "playbooks"
 
@@ -180,6 +181,69 @@ def test_a_party_name_given_with_its_address_is_cut_to_the_name():
         "Acme Widgets, Inc."
     )
     assert party_name("Beta Stores LLC") == "Beta Stores LLC"
+
+
+@pytest.mark.parametrize(
+    ("clause", "renewal", "notice"),
+    [
+        (
+            "2. Term. This Agreement shall automatically renew for additional successive terms of "
+            "twelve (12) months each at the end of the Initial Term, unless either party notifies "
+            "the other in writing at least sixty (60) days prior to the end of the Initial Term.",
+            "P12M",
+            "P60D",
+        ),
+        (
+            "2. Term. After the Initial Term, this Agreement will be automatically renewed for "
+            "successive additional 3-year periods, unless terminated by either party at least six "
+            "months prior to the expiration of the then-current term.",
+            "P3Y",
+            "P6M",
+        ),
+        (  # the notice in the next sentence
+            "2. Term. The term is twelve (12) months from the date hereof, and will be renewed for "
+            "one (1) additional twelve month period unless either party shall notify the other of "
+            "its intention not to renew. Such notice must be given ninety (90) days prior to "
+            "expiration of the original term.",
+            "P12M",
+            "P90D",
+        ),
+        (  # a rolling contract, and the notice that ends it
+            "2. Term. After the Initial Term, this Agreement shall continue on a month to month "
+            "basis until terminated by either party upon thirty (30) days prior written notice.",
+            "P1M",
+            "P30D",
+        ),
+        (  # notice to take up an option to renew is not notice to stop a renewal
+            "2. Term. If Distributor wishes to extend the term of the Agreement beyond the "
+            "Initial Term, it must notify Airspan in writing at least six (6) months prior to the "
+            "end of the Initial Term, and the term shall be extended for a further one-year term.",
+            "P1Y",
+            None,
+        ),
+    ],
+)
+def test_the_renewal_term_and_its_notice_are_read_as_durations(clause, renewal, notice):
+    passages = segment(clause)
+    renews = renewal_term(passages)
+    assert renews is not None and renews.value == renewal and renews.extra == {"renews": True}
+    assert renews.quote in passages[renews.passage_index].text
+    stops = notice_period(passages)
+    assert (stops.value if stops else None) == notice
+
+
+def test_notice_of_an_insurance_policy_or_a_term_that_never_renews_is_no_notice_period():
+    insurance = (
+        "12. Insurance. Vendor shall maintain the policies, which shall not be renewed or "
+        "cancelled without at least thirty (30) days' advance written notice of cancellation or "
+        "non-renewal to the Customer."
+    )
+    assert notice_period(segment(insurance)) is None
+    fixed = (
+        "2. Term. This Agreement runs for five (5) years from the Effective Date. Either party may "
+        "terminate it for breach upon thirty (30) days' written notice."
+    )
+    assert renewal_term(segment(fixed)) is None and notice_period(segment(fixed)) is None
 
 
 def test_chinese_parties_are_read_from_their_labels():

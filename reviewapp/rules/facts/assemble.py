@@ -28,6 +28,7 @@ from .model import (
     PassageText,
 )
 from .parties import find_parties, parties_from
+from .renewal import notice_period, renewal_term
 from .term import expiration_date
 
 # Our finders read English; for facts they cover, a playbook's match stands in only in Chinese.
@@ -44,7 +45,7 @@ def find_facts(
 ) -> dict[str, Fact]:
     """Every key fact found. ``raw`` are the playbook extractors' first matches
     (``{category: {"value", "start", "end"}}``, offsets into the text the passages cut): they
-    decide the facts our finders do not look for (renewal, notice, document name), and
+    decide the facts our finders do not look for (the document name), and
     stand in for a finder that found nothing when their words normalise to a value (a Chinese
     contract's 2024年3月1日, 甲方：...). Where nothing gives an expiration date, ``guesser``
     (the shipped model by default; None for the finders alone) may guess one (``guess.py``)."""
@@ -55,6 +56,8 @@ def find_facts(
     found[EXPIRATION_DATE] = expiration_date(passages, found[EFFECTIVE_DATE], found[AGREEMENT_DATE])
     found[GOVERNING_LAW] = governing_law(passages)
     found[PARTIES] = find_parties(passages)
+    found[RENEWAL_TERM] = renewal_term(passages)
+    found[NOTICE_PERIOD] = notice_period(passages)
     for name, match in (raw or {}).items():
         ours = name in found
         if found.get(name) is None and (not ours or _CJK.search(str(match.get("value", "")))):

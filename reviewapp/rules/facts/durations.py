@@ -53,8 +53,8 @@ _NUMBER_WORD = (
 _ZH_DIGITS = "零一二两三四五六七八九十百"
 _EN_UNIT = r"(?P<unit>(?:business |calendar )?days?|weeks?|months?|years?|yrs?)"
 DURATION_RE = re.compile(
-    rf"\b(?:(?P<word>{_NUMBER_WORD})\s*(?:\(\s*(?P<paren>\d+)\s*\)\s*)?"
-    rf"|(?P<digits>\d+)\s*(?:\(\s*{_NUMBER_WORD}\s*\)\s*)?)"
+    rf"\b(?:(?P<word>{_NUMBER_WORD})[\s-]*(?:\(\s*(?P<paren>\d+)\s*\)[\s-]*)?"
+    rf"|(?P<digits>\d+)[\s-]*(?:\(\s*{_NUMBER_WORD}\s*\)[\s-]*)?)"
     rf"(?:(?:full|consecutive|calendar|additional|successive|contract)\s+)*{_EN_UNIT}(?![a-z])"
     rf"|(?P<zh>[\d{_ZH_DIGITS}]+)\s*(?P<zh_unit>个月|年|周|日|天)",
     re.IGNORECASE,
