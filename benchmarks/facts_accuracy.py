@@ -21,7 +21,8 @@ A contract "states" a fact when its answer is not empty. Per fact: right, wrong 
 not the answer) and empty (no value) among those; the target is right >= 0.90 and wrong < empty.
 
 The finders were tuned looking at the contracts of even index (0, 2, 4, ... in labels.jsonl);
-``--half odd`` scores only the others, a held-out estimate.
+``--half odd`` scores only the others, a held-out estimate (a near-copy of an even-index
+contract counts as even).
 
 Where the finders give no expiration date, a learned guess may (``reviewapp/rules/facts/guess.py``).
 ``--guess folds`` (the default) scores each contract with a model trained on the other four
@@ -280,23 +281,28 @@ def labelled_candidates(read: Read) -> list[tuple[guessing.Candidate, bool]]:
     ]
 
 
-def folds_of(reads: list[Read]) -> dict[int, int]:
-    """Each contract's fold: its index modulo 5, except that near-copies (the same contract
-    filed twice; more than half of their sampled 8-word runs shared) go to the fold of the first,
-    so that neither is scored by a model trained on the other. A sampled comparison of word runs
+def near_copies(reads: list[Read]) -> dict[int, int]:
+    """Each contract's first near-copy (itself when it has none): the same contract filed twice,
+    more than half of their sampled 8-word runs shared. A sampled comparison of word runs
     (MinHash-like) written here: a library for it would be a dependency for one benchmark."""
     samples = {}
     for read in reads:
         words = re.findall(r"\w+", " ".join(p.text for p in read.passages).lower())
         runs = {zlib.crc32(" ".join(words[i : i + 8]).encode()) for i in range(len(words) - 7)}
         samples[read.index] = set(sorted(runs)[:_SAMPLE])
-    folds = {read.index: read.index % FOLDS for read in reads}
-    for first, second in itertools.combinations(sorted(samples), 2):
-        a, b = samples[first], samples[second]
+    first = {read.index: read.index for read in reads}
+    for one, other in itertools.combinations(sorted(samples), 2):
+        a, b = samples[one], samples[other]
         union = sorted(a | b)[:_SAMPLE]
         if union and sum(1 for run in union if run in a and run in b) > len(union) / 2:
-            folds[second] = folds[first]
-    return folds
+            first[other] = first[one]
+    return first
+
+
+def folds_of(reads: list[Read]) -> dict[int, int]:
+    """Each contract's fold: its index modulo 5, except that near-copies go to the fold of the
+    first, so that neither is scored by a model trained on the other."""
+    return {index: first % FOLDS for index, first in near_copies(reads).items()}
 
 
 def guess_in_folds(reads: list[Read]) -> None:
@@ -336,8 +342,11 @@ def score(
     reads = read_all(source, limit, only, guess)
     if guess == "folds":
         guess_in_folds(reads)
+    # a near-copy of a contract the finders were tuned on counts as tuned on, whatever its index
+    half_of = near_copies(reads)
     for read in reads:
-        index, row, facts = read.index, read.row, read.facts
+        row, facts = read.row, read.facts
+        index = half_of[read.index]
         if not in_half(index, only):
             continue
         for fact in FACTS:
@@ -352,7 +361,7 @@ def score(
                             tallies[half][fact].given += value not in (None, "", [])
                 continue
             shown = str(found.display) if found else ""
-            note = f"#{index} answer {row['answers'][fact]!r} ours {value!r} {shown[:80]!r}"
+            note = f"#{read.index} answer {row['answers'][fact]!r} ours {value!r} {shown[:80]!r}"
             for half in HALVES:
                 if in_half(index, half):
                     tallies[half][fact].add(verdict, note)

@@ -10,7 +10,7 @@ Why learned, not more patterns: the term clauses the finders miss are each worde
 (a hand rule for one turned out to fix only the contract it was written for, the held-out half
 of CUAD showed). Measured with document folds (``benchmarks/facts_accuracy.py``: no contract is
 scored by a model trained on it; threshold and regularisation chosen on the even half), the guess
-takes the held-out expiration date from 0.653 to 0.684 right on the text (0.684 on the PDFs),
+takes the held-out expiration date from 0.649 to 0.681 right on the text (0.681 on the PDFs),
 with wrong values still rarer than empty ones.
 
 Training is scikit-learn's (``train``). Scoring is written here, a sum of weights through a
