@@ -53,14 +53,14 @@ _LEAD = re.compile(
 _NOT_A_ROLE = re.compile(
     r"\b(?:agreement|amendment|contract|date|services?|products?|territory|term|schedule|exhibit|"
     r"program(?:me)?|plan|software|property|act|offer|addendum|order|project|business|"
-    r"information|parties|party)\b",
+    r"information|commission|parties|party)\b",
     re.IGNORECASE,
 )
 _A_ROLE_ANYWAY = re.compile(r"\bparty\s+[a-d]\b", re.I)
 _NOT_A_NAME = re.compile(
     r"\b(?:dated|entered|made|effective|agrees?|shall|will|hereby|between|among|this\s+agreement|"
     r"pursuant|accordance|consists?|each|register(?:ed)?|provides?)\b|"
-    r"^(?:exhibit|schedule|annex|appendix|section|article)\b|^\d+\.?\s|[:<>\[\]]|"
+    r"^(?:exhibit|schedule|annex|appendix|section|article|in)\b|^\d+\.?\s|[:<>\[\]]|"
     rf"\b(?:{MONTHS})\.?\s+\d",
     re.IGNORECASE,
 )
