@@ -1,6 +1,9 @@
 """The offline engine settles a passage from the rules' confirm_if / reject_if patterns."""
 
+import io
+
 import pytest
+from docx import Document
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.model_work import verifications_run
@@ -253,3 +256,12 @@ def test_the_offline_engines_own_sentences_are_in_the_readers_language(
     assert "The rule&#x27;s wording" not in chinese
     assert "always needs a lawyer" not in chinese  # said once, by the reason's label
     assert "规则中可接受条款的措辞已匹配" in chinese
+    # and the Word memo says them as the page does
+    memo = client.get(f"/reviews/{review.pk}/export.docx", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    document = Document(io.BytesIO(memo.content))
+    said = "\n".join(
+        [c.text for c in document.comments]
+        + [cell.text for table in document.tables for row in table.rows for cell in row.cells]
+    )
+    assert "规则中可接受条款的措辞已匹配" in said and "Matched the rule" not in said
+    assert "always needs a lawyer" not in said

@@ -28,6 +28,7 @@ from reviewapp.reviews.exports.model import (
 )
 from reviewapp.reviews.key_facts import fact_shown
 from reviewapp.reviews.models import ReviewStatus
+from reviewapp.reviews.reasons import rationale_kind, rationale_shown
 from reviewapp.rules.labels import category_label, severity_label, state_label
 
 CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -151,7 +152,7 @@ def _issue_row(issue: Issue) -> list[str]:
     verification = issue.verification
     outcome = verification_label(verification)
     if verification and verification.outcome:
-        outcome += f" — {verification.verified_by}. {export_text(issue.rationale)}".rstrip()
+        outcome += f" — {verification.verified_by}. {export_text(_rationale(issue))}".rstrip()
     return [
         _passage_label(issue.passage),
         category_label(issue.category),
@@ -216,14 +217,27 @@ def _comment_lines(issue: Issue) -> list[str]:
             _("Outcome: %(o)s — %(by)s")
             % {"o": verification_label(verification), "by": verification.verified_by}
         )
-        if issue.rationale:
-            lines.append(_("Rationale: %(r)s") % {"r": export_text(issue.rationale)})
+        rationale = _rationale(issue)
+        if rationale:
+            lines.append(_("Rationale: %(r)s") % {"r": export_text(rationale)})
         if verification.redline:
             lines.append(_("Suggested redline: %(r)s") % {"r": verification.redline})
         if verification.question:
             lines.append(_("Question for the counterparty: %(q)s") % {"q": verification.question})
     lines.append(_("Lawyer decision: %(d)s") % {"d": lawyer_label(issue.lawyer)})
     return [xml_safe(line) for line in lines]
+
+
+def _rationale(issue: Issue) -> str:
+    """The category's rationale, except that our own sentences (the offline engine's match, a
+    reason the outcome's label already says) are given as the page gives them."""
+    verification = issue.verification
+    if verification is None:
+        return issue.rationale
+    kind = rationale_kind(
+        model=verification.model, outcome=verification.outcome, reason=verification.reason
+    )
+    return issue.rationale if kind == "text" else rationale_shown(verification)
 
 
 def _passage_label(passage: PassagePart) -> str:
