@@ -21,6 +21,7 @@ from openpyxl.utils import get_column_letter
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.csv_safety import SafeWriter, csv_safe
+from reviewapp.rules.labels import category_label, severity_label
 from reviewapp.portfolio.selectors import (
     Column,
     Grid,
@@ -128,8 +129,8 @@ def _issues_rows(issues: Sequence[IssueRow], base_url: str) -> tuple[list[str], 
                 (issue.contract_name, None),
                 (issue.number or str(issue.passage_index), link),
                 (issue.heading, None),
-                (issue.category, None),
-                (issue.severity, None),
+                (category_label(issue.category), None),
+                (severity_label(issue.severity), None),
                 (state, None),
                 (", ".join(issue.rule_ids), None),
                 (_("yes") if issue.open_item else "", None),

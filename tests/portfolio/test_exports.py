@@ -81,6 +81,17 @@ def test_the_xlsx_has_a_facts_sheet_and_an_issues_sheet_with_links(
     assert event.data["format"] == "grid.xlsx" and event.data["contracts"] == 2
 
 
+def test_the_xlsx_is_in_the_readers_language(client, matter, reviewer, grid_contracts):
+    client.force_login(reviewer)
+    response = client.get(
+        reverse("portfolio-export-xlsx", args=[matter.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    issues = load_workbook(io.BytesIO(response.content)).worksheets[1]
+    rows = [[cell.value for cell in row] for row in issues.iter_rows(min_row=2)]
+    assert ["最惠待遇", "严重", "已驳回"] in [row[3:6] for row in rows]
+    assert "Most Favored Nation" not in {row[3] for row in rows}
+
+
 def test_the_export_carries_the_columns_the_user_chose(client, matter, reviewer, grid_contracts):
     client.force_login(reviewer)
     facts = _workbook(client, matter, columns="fact:Governing Law,review_status,bogus")["Facts"]
