@@ -21,7 +21,6 @@ from openpyxl.utils import get_column_letter
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.csv_safety import SafeWriter, csv_safe
-from reviewapp.rules.labels import category_label, severity_label
 from reviewapp.portfolio.selectors import (
     Column,
     Grid,
@@ -29,6 +28,7 @@ from reviewapp.portfolio.selectors import (
     contract_url_template,
     passage_url,
 )
+from reviewapp.rules.labels import category_label, severity_label
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
