@@ -117,9 +117,9 @@ def _sentences(passages: Sequence[PassageText]) -> Iterator[tuple[PassageText, i
     """Each sentence of the passages that speak of renewing or of running until terminated
     (under a "Term" heading first): its passage, offset in the passage text, and the sentence
     before it."""
-    headed = [p for p in passages if TERM_HEADING.search(last_heading(p))]
-    others = [p for p in passages if p not in headed]
-    for passage in [*headed, *others]:
+    headed = {p.index for p in passages if TERM_HEADING.search(last_heading(p))}
+    ordered = sorted(passages, key=lambda p: p.index not in headed)  # stable: in order otherwise
+    for passage in ordered:
         text = passage.text
         if not (_RENEWS.search(text) or _EVERGREEN.search(text)):
             continue
