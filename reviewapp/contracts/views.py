@@ -39,7 +39,7 @@ from reviewapp.contracts.review_page import (
     text_document,
 )
 from reviewapp.contracts.selectors import contract_get_for_user
-from reviewapp.reviews.key_facts import fact_name_labels
+from reviewapp.reviews.key_facts import derived_labels, fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
 from reviewapp.reviews.selectors import review_for_contract
@@ -276,5 +276,6 @@ def _labels() -> dict[str, object]:
         "perpetual": gettext("Perpetual"),
         "aboutDate": gettext("about %(date)s"),
         "unsure": gettext("%(value)s (unsure)"),
+        "derived": derived_labels(),
         "factNames": fact_name_labels(),
     }

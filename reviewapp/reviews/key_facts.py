@@ -88,7 +88,8 @@ class KeyFact:
 def fact_shown(fact: KeyFact) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
     (a date counted from the term, "about" it when the term runs from an event the contract does
-    not date, "perpetual", "unsure" after a learned guess), said in the reader's language."""
+    not date, "perpetual", "unsure" after a learned guess, an effective date the contract does
+    not state on its own), said in the reader's language."""
     shown = fact.display
     day = as_date(fact.value) if isinstance(fact.value, str) else None
     if fact.value == PERPETUAL:
@@ -98,6 +99,9 @@ def fact_shown(fact: KeyFact) -> str:
         if fact.extra.get("estimated"):
             # counted from the contract's start: its term runs from an undated event
             shown = gettext("about %(date)s") % {"date": shown}
+    derived = derived_labels().get(fact.extra.get("derived_from") or "")
+    if derived:  # an effective date the contract does not state on its own
+        shown = derived % {"value": shown}
     if fact.extra.get("guessed"):
         return gettext("%(value)s (unsure)") % {"value": shown}  # the learned guess's
     return shown
@@ -107,6 +111,15 @@ FACT_NAMES = (
     AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE, RENEWAL_TERM, NOTICE_PERIOD, GOVERNING_LAW,
     PARTIES, AMOUNTS, DOCUMENT_NAME,
 )  # fmt: skip
+
+
+def derived_labels() -> dict[str, str]:
+    """What an effective date is when the contract states none of its own (its ``derived_from``):
+    the agreement date, or the day the last party signed. For the page and page scripts."""
+    return {
+        AGREEMENT_DATE: gettext("%(value)s (the agreement date)"),
+        "signature": gettext("%(value)s (the last signature)"),
+    }
 
 
 def fact_name_labels() -> dict[str, str]:

@@ -403,7 +403,9 @@
       };
       const shown = (value) => {
         if (!value || typeof value !== "object" || !("display" in value)) return String(value);
-        const words = ours(value);
+        let words = ours(value);
+        const derived = value.derived_from && L.derived && L.derived[value.derived_from];
+        if (derived) words = derived.replace("%(value)s", words);
         return value.guessed ? (L.unsure || "%(value)s (unsure)").replace("%(value)s", words) : words;
       };
       const named = (name) => (L.factNames && L.factNames[name]) || name;

@@ -161,6 +161,23 @@ def test_an_estimated_expiration_is_shown_as_about_its_date():
         assert fact_shown(counted["Expiration Date"]) == "Jan. 5, 2004"
 
 
+def test_an_effective_date_the_contract_does_not_state_says_where_it_comes_from():
+    facts = facts_from_data(
+        {
+            "Effective Date": {
+                "value": "2019-03-01", "display": "March 1, 2019", "passage_index": 0,
+                "quote": "March 1, 2019", "derived_from": "Agreement Date",
+            },
+            "Agreement Date": {"value": "2019-03-01", "display": "March 1, 2019"},
+        }
+    )  # fmt: skip
+    assert fact_shown(facts["Effective Date"]) == "March 1, 2019 (the agreement date)"
+    assert fact_shown(facts["Agreement Date"]) == "March 1, 2019"
+    with translation.override("zh-hans"):
+        assert "March 1, 2019" in fact_shown(facts["Effective Date"])
+        assert "(the agreement date)" not in fact_shown(facts["Effective Date"])
+
+
 def test_a_guessed_expiration_is_shown_as_unsure():
     stored = {"value": "2022-03-01", "display": "March 1, 2022", "computed": True, "guessed": True}
     fact = facts_from_data({"Expiration Date": stored})["Expiration Date"]
