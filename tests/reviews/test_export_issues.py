@@ -102,7 +102,11 @@ def test_word_memo_has_one_comment_per_issue(client, reviewer, review):
     assert mfn.startswith("en.t.mfn.context, en.t.mfn.terms — Most Favored Nation (high)")
     assert f"Rationale: {MFN_QUESTION}" in mfn
     price = next(c for c in comments if "Price Restrictions" in c)
-    assert "Rationale: Matched the rule's rejected pattern: 'most favored'" in price
+    # the offline engine's match as the page says it, with the matched words
+    assert (
+        "Rationale: The rule's wording for an unacceptable clause matched (quoted). “most favored”"
+        in price
+    )
     assert all(
         text.endswith("for a term of 12 months.") for text in anchored_texts(document).values()
     )

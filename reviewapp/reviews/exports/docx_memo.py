@@ -229,14 +229,17 @@ def _comment_lines(issue: Issue) -> list[str]:
 
 
 def _rationale(issue: Issue) -> str:
-    """The category's rationale, except that our own sentences (the offline engine's match, a
-    reason the outcome's label already says) are given as the page gives them."""
+    """The category's rationale, except that our own sentences for the category the verifier
+    answered (the offline engine's match, a reason the outcome's label already says) are given
+    as the page gives them; another category's keeps its own (its question)."""
     verification = issue.verification
-    if verification is None:
+    if verification is None or issue.rationale != verification.rationale:
         return issue.rationale
     kind = rationale_kind(
         model=verification.model, outcome=verification.outcome, reason=verification.reason
     )
+    if kind == "match" and verification.quote:  # the page quotes the matched words beside it
+        return f"{rationale_shown(verification)} “{export_text(verification.quote)}”"
     return issue.rationale if kind == "text" else rationale_shown(verification)
 
 
