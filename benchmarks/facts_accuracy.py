@@ -12,6 +12,7 @@ fact's normalised value is compared with the lawyers' normalised answer in label
 - expiration "perpetual" is the value "perpetual";
 - governing law: the answer's first jurisdiction part ("Ontario, Canada": Ontario) must be the
   one we read ("England" matches "England and Wales"); answers listing several accept any;
+- document name (measured, no target): the same words, in lower case without punctuation;
 - renewal term and notice period (measured, no target): the answer's first period, a year
   being twelve months and a week seven days;
 - parties (measured, no target): every name we read must be one of the answer's (compared
@@ -62,7 +63,7 @@ CUAD = ROOT.parent / "shared" / "data" / "cuad"
 PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"
 FACTS = (
     "Agreement Date", "Effective Date", "Expiration Date", "Governing Law", "Parties",
-    "Renewal Term", "Notice Period To Terminate Renewal",
+    "Renewal Term", "Notice Period To Terminate Renewal", "Document Name",
 )  # fmt: skip
 TARGETED = FACTS[:4]  # the issue's targets; the others are measured, without one
 DURATIONS = ("Renewal Term", "Notice Period To Terminate Renewal")
@@ -126,6 +127,8 @@ def judge(fact: str, answer: str, value: object) -> str | None:
         return _judge_parties(answer, value)
     if fact in DURATIONS:
         return _judge_duration(answer, value)
+    if fact == "Document Name":
+        return _judge_name(answer, value)
     perpetual = answer.strip().lower() == PERPETUAL
     dates = answer_dates(answer)
     if not perpetual and not dates:
@@ -185,6 +188,16 @@ def _judge_parties(answer: str, value: object) -> str | None:
     named = sum(1 for key in wanted if any(_same_party(key, o) for o in ours))
     all_ours = all(any(_same_party(o, key) for key in wanted) for o in ours)
     return "right" if all_ours and named >= min(2, len(wanted)) else "wrong"
+
+
+def _judge_name(answer: str, value: object) -> str | None:
+    """The contract's name, compared in lower case without punctuation."""
+    words = lambda text: " ".join(re.findall(r"[a-z0-9]+", str(text or "").lower()))  # noqa: E731
+    if not words(answer):
+        return None
+    if not words(value):
+        return "empty"
+    return "right" if words(value) == words(answer) else "wrong"
 
 
 def _judge_duration(answer: str, value: object) -> str | None:

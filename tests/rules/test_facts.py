@@ -18,6 +18,7 @@ from reviewapp.rules.facts.guess import GuessModel
 from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
 from reviewapp.rules.facts.parties import find_parties, parties_from, party_name
 from reviewapp.rules.facts.renewal import notice_period, renewal_term
+from reviewapp.rules.facts.title import clean_title
 
 PLAYBOOKS = Path(__file__).resolve().parents[2] / "reviewapp" / "rules" / "playbooks"
 
@@ -244,6 +245,23 @@ def test_notice_of_an_insurance_policy_or_a_term_that_never_renews_is_no_notice_
         "terminate it for breach upon thirty (30) days' written notice."
     )
     assert renewal_term(segment(fixed)) is None and notice_period(segment(fixed)) is None
+
+
+@pytest.mark.parametrize(
+    ("words", "name"),
+    [
+        ("EXECUTION VERSION CONFIDENTIAL DOMAIN NAME AND CONTENT LICENSE AGREEMENT",
+         "DOMAIN NAME AND CONTENT LICENSE AGREEMENT"),
+        ("Exhibit 10.2 Execution Copy PROMOTION AGREEMENT", "PROMOTION AGREEMENT"),
+        ("AFFILIATE AGREEMENT DATED JULY 15, 2005", "AFFILIATE AGREEMENT"),
+        ("CONSULTING AGREEMENT - DR. GAETANO MORELLO N.D. INC", "CONSULTING AGREEMENT"),
+        ("Supply Agreement", "Supply Agreement"),
+        ("Exhibit 99.1", "Exhibit 99.1"),  # nothing left that names a contract: as given
+    ],
+)  # fmt: skip
+def test_a_contracts_name_comes_without_the_filings_words(words, name):
+    assert clean_title(words) == name
+    assert normalise_fact("Document Name", words) == (name, {})
 
 
 def test_chinese_parties_are_read_from_their_labels():

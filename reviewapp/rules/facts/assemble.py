@@ -17,6 +17,7 @@ from .jurisdictions import normalise_jurisdiction
 from .model import (
     AGREEMENT_DATE,
     AMOUNTS,
+    DOCUMENT_NAME,
     EFFECTIVE_DATE,
     EXPIRATION_DATE,
     GOVERNING_LAW,
@@ -30,6 +31,7 @@ from .model import (
 from .parties import find_parties, parties_from
 from .renewal import notice_period, renewal_term
 from .term import expiration_date
+from .title import clean_title
 
 # Our finders read English; for facts they cover, a playbook's match stands in only in Chinese.
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -138,6 +140,8 @@ def normalise_fact(name: str, words: str) -> tuple[Any, dict[str, Any]]:
         return parties_from(words) or None, {}
     if name == AMOUNTS:
         return [amount.as_dict() for amount in find_amounts(words)] or None, {}
+    if name == DOCUMENT_NAME:
+        return clean_title(words), {}
     return words, {}
 
 
@@ -151,7 +155,7 @@ def _display(name: str, value: Any, words: str) -> str:
         return "; ".join(
             f"{p['name']} ({p['role']})" if p.get("role") else p["name"] for p in value
         )
-    if name == GOVERNING_LAW and value:
+    if name in (GOVERNING_LAW, DOCUMENT_NAME) and value:
         return str(value)
     return words
 
