@@ -38,7 +38,7 @@ from reviewapp.rules.facts.model import (
     PERPETUAL,
     RENEWAL_TERM,
 )
-from reviewapp.rules.facts.parties import party_name
+from reviewapp.rules.facts.parties import parties_shown, party_name
 from reviewapp.rules.labels import category_label
 
 from .models import Review
@@ -222,9 +222,7 @@ def _model_parties(raw: Any, passages: Mapping[int, str]) -> dict[str, Any]:
     shown = parties or unverified
     return {
         "value": parties or None,
-        "display": "; ".join(
-            f"{p['name']} ({p['role']})" if p["role"] else p["name"] for p in shown
-        ),
+        "display": parties_shown(shown),
         "passage_index": indexes[0] if indexes else None,
         "quote": quotes[0] if quotes else "",
         "verified": bool(parties) and not unverified,

@@ -28,7 +28,7 @@ from .model import (
     Fact,
     PassageText,
 )
-from .parties import find_parties, parties_from
+from .parties import find_parties, parties_from, parties_shown
 from .renewal import notice_period, renewal_term
 from .term import expiration_date
 from .title import clean_title
@@ -152,9 +152,7 @@ def _says_perpetual(words: str) -> bool:
 
 def _display(name: str, value: Any, words: str) -> str:
     if name == PARTIES and isinstance(value, list):
-        return "; ".join(
-            f"{p['name']} ({p['role']})" if p.get("role") else p["name"] for p in value
-        )
+        return parties_shown(value)
     if name in (GOVERNING_LAW, DOCUMENT_NAME) and value:
         return str(value)
     return words

@@ -15,7 +15,7 @@ playbook extractor or a model gave.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .dates import MONTHS
 from .model import PARTIES, Fact, PassageText
@@ -113,13 +113,18 @@ def _preamble_words(text: str, start: int) -> str:
 
 def _fact(found: list[dict[str, str]], passages: Sequence[PassageText]) -> Fact:
     """The fact, quoting the first party's name as the passage writes it (line breaks and all)."""
-    display = "; ".join(f"{p['name']} ({p['role']})" if p.get("role") else p["name"] for p in found)
-    written = re.compile(r"\s+".join(re.escape(word) for word in found[0]["name"].split()))
+    display = parties_shown(found)
+    as_written = re.compile(r"\s+".join(re.escape(word) for word in found[0]["name"].split()))
     for passage in passages:
-        match = written.search(passage.text)
+        match = as_written.search(passage.text)
         if match is not None:
             return Fact(PARTIES, found, display, passage.index, match.group(0))
     return Fact(PARTIES, found, display)
+
+
+def parties_shown(parties: Iterable[Mapping[str, str]]) -> str:
+    """The parties for people: "Acme Inc. (Licensor); Beta LLC (Licensee)"."""
+    return "; ".join(f"{p['name']} ({p['role']})" if p.get("role") else p["name"] for p in parties)
 
 
 def parties_from(words: str) -> list[dict[str, str]]:
