@@ -312,16 +312,17 @@ def near_copies(reads: list[Read]) -> dict[int, int]:
     return first
 
 
-def folds_of(reads: list[Read]) -> dict[int, int]:
-    """Each contract's fold: its index modulo 5, except that near-copies go to the fold of the
-    first, so that neither is scored by a model trained on the other."""
-    return {index: first % FOLDS for index, first in near_copies(reads).items()}
+def folds_of(first: dict[int, int]) -> dict[int, int]:
+    """Each contract's fold: its index modulo 5, except that near-copies (``near_copies``) go
+    to the fold of the first, so that neither is scored by a model trained on the other."""
+    return {index: copied % FOLDS for index, copied in first.items()}
 
 
-def guess_in_folds(reads: list[Read]) -> None:
-    """Each contract without an expiration gets the guess of a model trained on the other folds."""
+def guess_in_folds(reads: list[Read], first: dict[int, int]) -> None:
+    """Each contract without an expiration gets the guess of a model trained on the other folds
+    (``first``: each contract's first near-copy)."""
     labelled = {read.index: labelled_candidates(read) for read in reads if read.passages}
-    fold_of = folds_of(reads)
+    fold_of = folds_of(first)
     for fold in range(FOLDS):
         model = guessing.train(labelled[i] for i in labelled if fold_of[i] != fold)
         for read in reads:
@@ -353,10 +354,10 @@ def score(
     """``{half: {fact: Tally}}`` for the halves "all", "even" (tuned on) and "odd" (held out)."""
     tallies = {half: {fact: Tally() for fact in FACTS} for half in HALVES}
     reads = read_all(source, limit, only, guess)
-    if guess == "folds":
-        guess_in_folds(reads)
     # a near-copy of a contract the finders were tuned on counts as tuned on, whatever its index
     half_of = near_copies(reads)
+    if guess == "folds":
+        guess_in_folds(reads, half_of)
     for read in reads:
         row, facts = read.row, read.facts
         index = half_of[read.index]
