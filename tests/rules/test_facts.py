@@ -437,6 +437,14 @@ def test_a_term_from_a_month_without_its_day_ends_in_a_month():
         "thereafter indefinitely until this Agreement is terminated under Section 10.",
         "9.1 Term. This Agreement shall be effective as of the Effective Date and the term of this "
         "Agreement shall continue in effect until the Licensee ceases to sell the Product.",
+        # "License" before "Agreement" names this contract, not a licence that outlives it
+        "9.1 Term. This License Agreement shall continue in full force and effect until "
+        "terminated by either party in accordance with Section 9.",
+        "9.1 Term. The term of this Agreement shall commence on the Effective Date and continue "
+        "until the Agreement is terminated pursuant to Section 10.",
+        "9.1 Term. This Agreement shall not expire, but either party may terminate it below.",
+        "9.1 Term. This Agreement is effective from the Effective Date and will continue unless "
+        "terminated.",
     ],
 )
 def test_a_term_without_an_end_the_contract_dates_is_perpetual(term):

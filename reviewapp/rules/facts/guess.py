@@ -51,7 +51,9 @@ from .term import (
 FORMAT = "clausewise.expiration-guess/1"
 SHIPPED = Path(__file__).resolve().parent / "shipped" / "expiration-en.json"
 _WORD = re.compile(r"[a-z]+|\d+", re.IGNORECASE)
-_PERPETUAL_HINT = re.compile(r"perpetu|indefinite|until|so\s+long|notice", re.IGNORECASE)
+_PERPETUAL_HINT = re.compile(
+    r"perpetu|indefinite|until|unless|so\s+long|notice|not\s+expire", re.IGNORECASE
+)
 _LEFT_CHARS, _LEFT_WORDS, _RIGHT_CHARS, _RIGHT_WORDS = 100, 8, 60, 6
 # Chosen on the even half of CUAD with document folds (benchmarks/facts_accuracy.py)
 DEFAULT_C, DEFAULT_THRESHOLD = 1.0, 0.3

@@ -32,7 +32,10 @@ PERPETUAL_WORDS = re.compile(
     r"(?:continue|remain)\w*\s+(?:to\s+be\s+)?(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?"
     r"for\s+so\s+long\s+as|"
     r"(?:until|unless\s+and\s+until)\s+(?:it\s+is\s+)?(?:terminated|either\s+party\s+terminates)|"
-    r"until\s+(?:such\s+time\s+as\s+)?(?:this\s+agreement\s+is\s+)?terminated|"
+    r"until\s+(?:such\s+time\s+as\s+)?(?:(?:this|the)\s+(?:agreement|contract)\s+is\s+)?terminated|"
+    r"(?:shall|will)\s+not\s+expire|"
+    r"(?:continue|remain)\w*(?:\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?)?\s+unless\s+"
+    r"(?:and\s+until\s+)?terminated|"
     r"end\w*\s+on\s+the\s+\w+\s+day\s+(?:following|after)\s+(?:a\s+|the\s+)?(?:written\s+)?notice|"
     r"until\s+(?:the\s+)?(?:expiration|expiry)\s+of\s+(?:the\s+)?(?:last|royalty)|until\s+termination|"
     r"until\s+(?:either|one|a)\s+party\s+(?:gives|provides|serves)\s+(?:\w+\s+)?notice|"
@@ -41,7 +44,8 @@ PERPETUAL_WORDS = re.compile(
     re.IGNORECASE,
 )
 _NOT_PERPETUAL = re.compile(
-    r"thereafter|after\s+the\s+(?:initial\s+|then[- ]current\s+)?term|licen[cs]e|right|obligation|"
+    r"thereafter|after\s+the\s+(?:initial\s+|then[- ]current\s+)?term|licen[cs]e(?!\s+agreement)|"
+    r"right(?!s?\s+agreement)|obligation|"
     r"survive",
     re.IGNORECASE,
 )
