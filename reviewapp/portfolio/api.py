@@ -56,8 +56,10 @@ GridSerializer = inline_serializer(
                 ),
                 "facts": serializers.DictField(
                     child=serializers.JSONField(),
-                    help_text="Per fact name: `display`, normalised `value` (or null), `sort` "
-                    "and `passage_index` (open it at `url` + `#passage-<index>`).",
+                    help_text="Per fact name: `display` (a date as its value, in the reader's "
+                    "format), the contract's own `words`, normalised `value` (or null), `sort`, "
+                    "`date` (the ISO date of a date stated plainly, else null) and "
+                    "`passage_index` (open it at `url` + `#passage-<index>`).",
                 ),
                 "categories": serializers.DictField(
                     child=serializers.JSONField(),

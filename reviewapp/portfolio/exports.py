@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -35,13 +36,19 @@ CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 LINK_FONT = Font(color="0563C1", underline="single")
 BOLD_FONT = Font(bold=True)
 MAX_WIDTH = 60
+DATE_FORMAT = "yyyy-mm-dd"  # read alike whatever the reader's Excel locale
 
 
-def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int, str | None]:
-    """What a grid cell says in a spreadsheet, and the page it links to."""
+def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int | date, str | None]:
+    """What a grid cell says in a spreadsheet, and the page it links to. A date the contract
+    states plainly is a date (a date cell in XLSX, ISO 8601 in CSV), so a spreadsheet sorts
+    and filters it; one with a qualifier ("about", "unsure", "the agreement date") stays text."""
     if column.kind == "fact":
         fact = row["facts"].get(column.name or column.label)
-        return (fact["display"], _passage_link(row, fact)) if fact else ("", None)
+        if not fact:
+            return "", None
+        shown = date.fromisoformat(fact["date"]) if fact.get("date") else fact["display"]
+        return shown, _passage_link(row, fact)
     if column.kind == "category":
         if row["review_status"] is None:
             return "", None
@@ -91,7 +98,7 @@ def grid_xlsx(
     return out.getvalue()
 
 
-Cell = tuple[str | int, str | None]  # a value and the page it links to
+Cell = tuple[str | int | date, str | None]  # a value and the page it links to
 
 
 def _facts_rows(
@@ -150,11 +157,15 @@ def _write(sheet: Any, header: list[str], rows: list[list[Cell]]) -> None:
         sheet.append([_cell(sheet, value, url) for value, url in row])
 
 
-def _cell(sheet: Any, value: str | int, url: str | None, *, bold: bool = False) -> Any:
+def _cell(sheet: Any, value: str | int | date, url: str | None, *, bold: bool = False) -> Any:
     if isinstance(value, int):
         return value
-    cell = WriteOnlyCell(sheet, value=ILLEGAL_CHARACTERS_RE.sub("", str(csv_safe(value))))
-    cell.data_type = "s"  # text, never a formula
+    if isinstance(value, date):
+        cell = WriteOnlyCell(sheet, value=value)
+        cell.number_format = DATE_FORMAT
+    else:
+        cell = WriteOnlyCell(sheet, value=ILLEGAL_CHARACTERS_RE.sub("", str(csv_safe(value))))
+        cell.data_type = "s"  # text, never a formula
     if url:
         cell.hyperlink = url
         cell.font = LINK_FONT

@@ -15,6 +15,7 @@ keeps its words but no value, and says ``verified: false``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -85,26 +86,47 @@ class KeyFact:
         return self.extra.get("verified", True) is not False
 
 
-def fact_shown(fact: KeyFact) -> str:
+def fact_shown(fact: KeyFact, *, as_value: bool = False) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
     (a date counted from the term, "about" it when the term runs from an event the contract does
     not date, "perpetual", "unsure" after a learned guess, an effective date the contract does
-    not state on its own), said in the reader's language."""
+    not state on its own), said in the reader's language. ``as_value`` shows every date as its
+    value in the reader's format ("Nov. 3, 2005" for "3rd day of November, 2005", "2020" for
+    "[ ], 2020"), as a column of many contracts' dates must read; the qualifiers stay."""
     shown = fact.display
-    day = as_date(fact.value) if isinstance(fact.value, str) else None
-    if fact.value == PERPETUAL:
+    value = fact.value if isinstance(fact.value, str) else ""
+    computed = bool(fact.extra.get("computed") and as_date(value))
+    if value == PERPETUAL:
         shown = gettext("Perpetual")
-    elif fact.extra.get("computed") and day is not None:
-        shown = formats.date_format(day, "DATE_FORMAT")
-        if fact.extra.get("estimated"):
-            # counted from the contract's start: its term runs from an undated event
-            shown = gettext("about %(date)s") % {"date": shown}
+    elif computed or (as_value and fact.name in DATE_NAMES):
+        shown = date_value_shown(value) or shown
+    if computed and fact.extra.get("estimated"):
+        # counted from the contract's start: its term runs from an undated event
+        shown = gettext("about %(date)s") % {"date": shown}
     derived = derived_labels().get(fact.extra.get("derived_from") or "")
     if derived:  # an effective date the contract does not state on its own
         shown = derived % {"value": shown}
     if fact.extra.get("guessed"):
         return gettext("%(value)s (unsure)") % {"value": shown}  # the learned guess's
     return shown
+
+
+DATE_NAMES = (AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE)
+_PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d\d))?")
+
+
+def date_value_shown(value: str) -> str | None:
+    """An ISO date value, whole or partial, in the reader's format; None for anything else."""
+    day = as_date(value) if len(value) == 10 else None
+    if day is not None:
+        return formats.date_format(day, "DATE_FORMAT")
+    partial = _PARTIAL_DATE.fullmatch(value)
+    if partial is None:
+        return None
+    year, month = partial.groups()
+    if month is None:
+        return year
+    return formats.date_format(date(int(year), int(month), 1), "YEAR_MONTH_FORMAT")
 
 
 FACT_NAMES = (

@@ -51,7 +51,7 @@
     if (column.kind === "fact") {
       const fact = row.facts[column.name || column.label];
       return fact
-        ? { text: fact.display, sort: fact.sort, url: passageUrl(row, fact.passage_index), title: fact.value == null ? "" : JSON.stringify(fact.value) }
+        ? { text: fact.display, sort: fact.sort, url: passageUrl(row, fact.passage_index), title: fact.words && fact.words !== fact.display ? fact.words : "" }
         : { text: "", sort: null };
     }
     if (column.kind === "category") {
@@ -76,8 +76,11 @@
     return { text: String(row[column.key] ?? ""), sort: row[column.key] };
   }
 
+  // a cell's words and, for a date shown as a value, the contract's own ("3rd day of November")
   function rowText(row, column) {
-    return (column ? cellData(row, column).text : row.name).toLowerCase();
+    if (!column) return row.name.toLowerCase();
+    const data = cellData(row, column);
+    return `${data.text} ${data.title || ""}`.toLowerCase();
   }
 
   // ---- rendering --------------------------------------------------------------------------

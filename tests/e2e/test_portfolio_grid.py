@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
 TEXT = """MASTER SERVICES AGREEMENT ({name})
 
-This Agreement is entered into as of March {day}, 2021 by and between Acme Corp. and
+This Agreement is entered into as of {day} March 2021 by and between Acme Corp. and
 {name} Ltd.
 
 1. Assignment. Neither party may assign this Agreement without the other's prior written
@@ -118,6 +118,16 @@ def test_reviewer_filters_sorts_chooses_columns_and_exports_the_grid(browser, tm
         page.fill(f"#grid thead input.column-filter[data-key='{mfn}']", "not found")
         assert grid_names(page) == ["alpha.txt", "charlie.txt", "echo.txt"]
         page.fill(f"#grid thead input.column-filter[data-key='{mfn}']", "")
+
+        # A date reads as its value, in one format; the contract's words are its tooltip, and
+        # the filter finds them too.
+        alpha = page.locator("#grid tbody tr[data-contract-id]").filter(has_text="alpha.txt")
+        date_link = alpha.locator("td[data-key='fact:Agreement Date'] a")
+        assert date_link.inner_text() == "March 1, 2021"
+        assert date_link.get_attribute("title") == "1 March 2021"
+        page.fill("#grid-filter", "1 march 2021")
+        assert grid_names(page) == ["alpha.txt"]
+        page.fill("#grid-filter", "")
 
         # Sort: by name (descending on a second click), then worst state first.
         page.click("#grid thead th[data-key=name] button.sort")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 
 import pytest
 from django.urls import reverse
@@ -116,3 +117,26 @@ def test_exports_are_for_members_only(client, matter, make_user, grid_contracts)
     for name in ("portfolio-export-xlsx", "portfolio-export-csv"):
         assert client.get(reverse(name, args=[matter.pk])).status_code == 404
     assert not AuditEvent.objects.filter(action=AuditAction.EXPORT_CREATED).exists()
+
+
+def test_a_plain_date_is_a_date_cell_and_a_qualified_one_stays_words(
+    client, matter, reviewer, review_contract
+):
+    contract = review_contract(name="dated.txt")
+    with_facts(
+        contract,
+        {
+            "Agreement Date": {"value": "2021-03-03", "display": "3rd March 2021"},
+            "Expiration Date": {"value": "2024-03-03", "display": "3 years", "guessed": True},
+        },
+    )
+    client.force_login(reviewer)
+    columns = "fact:Agreement Date,fact:Expiration Date"
+    facts = _workbook(client, matter, columns=columns)["Facts"]
+    agreement, expiration = facts.cell(2, 2), facts.cell(2, 3)
+    assert agreement.value == datetime(2021, 3, 3) and agreement.number_format == "yyyy-mm-dd"
+    assert agreement.hyperlink is not None  # still opens the passage
+    assert expiration.value == "March 3, 2024 (unsure)"
+    response = client.get(reverse("portfolio-export-csv", args=[matter.pk]), {"columns": columns})
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[1][2:] == ["2021-03-03", "March 3, 2024 (unsure)"]

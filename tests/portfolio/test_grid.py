@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
 
 from reviewapp.accounts.models import Membership, Role
 from reviewapp.contracts.models import PassageState
@@ -128,3 +129,46 @@ def test_every_member_reads_the_grid_and_only_reviewers_and_admins_rerun(
     client.force_login(reviewer)
     page = client.get(page_url).content.decode()
     assert "data-rerun-url" in page and 'id="matter-rerun-form"' in page
+
+
+def test_dates_read_as_values_in_one_format_with_the_contracts_words_beside(
+    matter, review_contract
+):
+    contract = review_contract()
+    with_facts(
+        contract,
+        {
+            "Agreement Date": {
+                "value": "2005-11-03", "display": "3rd day of November, 2005", "passage_index": 1,
+            },
+            "Effective Date": {
+                "value": "2020", "display": "[ ], 2020", "passage_index": 1,
+                "derived_from": "Agreement Date",
+            },
+            "Expiration Date": {
+                "value": "2015-11-03", "display": "ten (10) years", "passage_index": 2,
+                "computed": True, "estimated": True,
+            },
+        },
+    )  # fmt: skip
+    (row,) = portfolio_grid(matter_id=matter.pk).rows
+    facts = row["facts"]
+    assert (facts["Agreement Date"]["display"], facts["Agreement Date"]["words"]) == (
+        "Nov. 3, 2005",
+        "3rd day of November, 2005",
+    )
+    assert facts["Agreement Date"]["sort"] == "2005-11-03"
+    assert facts["Effective Date"]["display"] == "2020 (the agreement date)"
+    assert facts["Expiration Date"]["display"] == "about Nov. 3, 2015"
+    assert row["status_label"] == "Ready"  # as the matter page says it, not "Ingested"
+
+
+def test_dates_in_the_grid_read_in_the_readers_language(matter, review_contract):
+    contract = review_contract()
+    with_facts(
+        contract,
+        {"Agreement Date": {"value": "2005-11", "display": "November __, 2005"}},
+    )
+    with translation.override("zh-hans"):
+        (row,) = portfolio_grid(matter_id=matter.pk).rows
+    assert row["facts"]["Agreement Date"]["display"] == "2005年11月"
