@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet
-from django.utils.translation import gettext_lazy as _
 
 from reviewapp.accounts.models import Matter
 from reviewapp.accounts.selectors import AnyUser
@@ -22,16 +21,7 @@ from reviewapp.contracts.intake.serializers import failure_text
 from reviewapp.contracts.models import Contract, DocumentStatus
 
 # The words of a document's status, on the page and in its script (live updates).
-STATUS_WORDS = {
-    DocumentStatus.QUEUED: _("Queued"),
-    DocumentStatus.INGESTING: _("Reading"),
-    DocumentStatus.INGESTED: _("Ready"),
-    DocumentStatus.NEEDS_PASSWORD: _("Needs password"),
-    DocumentStatus.NEEDS_OCR: _("Needs OCR"),
-    DocumentStatus.PARSE_FAILED: _("Could not read"),
-    DocumentStatus.TOO_LARGE: _("Too large"),
-    DocumentStatus.UNSUPPORTED_TYPE: _("Unsupported type"),
-}
+STATUS_WORDS = dict(DocumentStatus.choices)
 # Queue items a lawyer still has to decide (queue.models.ItemStatus OPEN and CLAIMED).
 _OPEN_ITEM_STATUSES = ("OPEN", "CLAIMED")
 

@@ -10,12 +10,15 @@ from reviewapp.accounts.models import Matter
 
 
 class DocumentStatus(models.TextChoices):
+    """A document's status, labelled in the words every page shows (the matter page, the
+    contract page, the grid and its exports)."""
+
     QUEUED = "QUEUED", _("Queued")
-    INGESTING = "INGESTING", _("Ingesting")
-    INGESTED = "INGESTED", _("Ingested")
+    INGESTING = "INGESTING", _("Reading")
+    INGESTED = "INGESTED", _("Ready")
     NEEDS_PASSWORD = "NEEDS_PASSWORD", _("Needs password")
     NEEDS_OCR = "NEEDS_OCR", _("Needs OCR")
-    PARSE_FAILED = "PARSE_FAILED", _("Parse failed")
+    PARSE_FAILED = "PARSE_FAILED", _("Could not read")
     TOO_LARGE = "TOO_LARGE", _("Too large")
     UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE", _("Unsupported type")
 
