@@ -27,11 +27,14 @@
   }
 
   // ---- the item under the cursor ----------------------------------------------------------
-  function select(section, { focus = true } = {}) {
+  // remember: write the item into the address (a reload comes back to it). Not for the first
+  // item chosen on load: an address with a fragment before the page has loaded makes the
+  // browser scroll to it, past the filters, under the sticky bar.
+  function select(section, { focus = true, remember = true } = {}) {
     items().forEach((el) => el.classList.toggle("selected", el === section));
     selectedId = section ? section.dataset.itemId : null;
     if (!section) return;
-    history.replaceState(null, "", `${location.pathname}${location.search}#item-${selectedId}`);
+    if (remember) history.replaceState(null, "", `${location.pathname}${location.search}#item-${selectedId}`);
     if (focus) {
       section.focus({ preventScroll: true });
       section.scrollIntoView({ block: "nearest", behavior: "smooth" });
@@ -305,7 +308,7 @@
     if (section) select(section, { focus: false });
   });
   const fromHash = location.hash.startsWith("#item-") && document.querySelector(location.hash);
-  select(fromHash || items()[0] || null, { focus: Boolean(fromHash) });
+  select(fromHash || items()[0] || null, { focus: Boolean(fromHash), remember: Boolean(fromHash) });
   const withError = queue.querySelector(".item-messages .error");
   if (withError) {
     const section = withError.closest(".queue-item");

@@ -43,6 +43,9 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         page.goto(f"{url}/queue/")
         page.wait_for_function("() => document.body.dataset.live === 'connected'")
         assert page.locator("#shortcut-hint kbd").count() >= 5  # the hint is on the page
+        # the page opens at its top (filters in view), the first item chosen but not scrolled to
+        assert page.evaluate("[window.scrollY, location.hash]") == [0, ""]
+        assert selected(page) == f"item-{first.pk}|"
         page.keyboard.press("j")
         assert selected(page) == f"item-{second.pk}|item-{second.pk}"
         page.keyboard.press("k")
