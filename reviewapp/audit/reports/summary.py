@@ -40,6 +40,8 @@ def duration(value: timedelta | None) -> str:
     if value is None:
         return "–"
     seconds = value.total_seconds()
+    if seconds < 90:  # an offline review completes in seconds: "0 min" would say nothing
+        return f"{seconds:.0f} s"
     if seconds < 3600:
         return f"{seconds / 60:.0f} min"
     if seconds < 48 * 3600:
