@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import date
 
 import pytest
 from django.utils import translation
@@ -14,6 +15,7 @@ from reviewapp.reviews.exports.json_export import json_export_data
 from reviewapp.reviews.exports.selectors import review_export_model
 from reviewapp.reviews.key_facts import fact_shown, facts_from_data, facts_of
 from reviewapp.reviews.models import DraftStatus, Review
+from reviewapp.rules.facts.dates import as_date
 from tests.fakes.messages_server import BrainRequest, ScriptedBrain, running_server
 
 CONTRACT = """SUPPLY AGREEMENT
@@ -185,3 +187,11 @@ def test_a_guessed_expiration_is_shown_as_unsure():
         assert fact_shown(fact) == "March 1, 2022 (unsure)"
     with translation.override("zh-hans"):
         assert fact_shown(fact).endswith("（待核实）")
+
+
+def test_a_place_of_ten_letters_is_shown_and_is_no_date():
+    # "Luxembourg" has an ISO date's length: it once reached date.fromisoformat and raised
+    facts = facts_from_data({"Governing Law": {"value": "Luxembourg", "display": "Luxembourg"}})
+    assert fact_shown(facts["Governing Law"]) == "Luxembourg"
+    assert fact_shown(facts["Governing Law"], as_value=True) == "Luxembourg"
+    assert as_date("Luxembourg") is None and as_date("2019-03-01") == date(2019, 3, 1)

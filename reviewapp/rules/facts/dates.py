@@ -95,10 +95,14 @@ def parse_date(words: str) -> str | None:
 
 
 def as_date(value: str | None) -> date | None:
-    """A whole ISO value as a ``date``; None for partial values."""
+    """A whole ISO value as a ``date``; None for partial values and anything else (a fact's
+    value may be a place of ten letters, "Luxembourg")."""
     if not value or len(value) != 10:
         return None
-    return date.fromisoformat(value)
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def written(day: date) -> str:
