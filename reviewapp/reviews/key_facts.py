@@ -126,6 +126,8 @@ def date_value_shown(value: str) -> str | None:
     year, month = partial.groups()
     if month is None:
         return year
+    if not 1 <= int(month) <= 12:
+        return None
     return formats.date_format(date(int(year), int(month), 1), "YEAR_MONTH_FORMAT")
 
 

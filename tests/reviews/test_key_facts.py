@@ -195,3 +195,9 @@ def test_a_place_of_ten_letters_is_shown_and_is_no_date():
     assert fact_shown(facts["Governing Law"]) == "Luxembourg"
     assert fact_shown(facts["Governing Law"], as_value=True) == "Luxembourg"
     assert as_date("Luxembourg") is None and as_date("2019-03-01") == date(2019, 3, 1)
+
+
+@pytest.mark.parametrize("value", ["2019-13", "2019-02-30", "9999-99-99", "perpetual", 12, None])
+def test_a_date_fact_of_any_stored_value_is_shown_without_error(value):
+    fact = facts_from_data({"Expiration Date": {"value": value, "display": "the words"}})
+    assert fact_shown(fact["Expiration Date"], as_value=True) in ("the words", "Perpetual")
