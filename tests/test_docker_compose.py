@@ -18,3 +18,16 @@ def test_compose_runs_every_process_with_health_checks():
     assert env["DATABASE_URL"].startswith("postgres://")
     assert env["REDIS_URL"].startswith("redis://")
     assert services["web"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_the_image_runs_as_its_own_user_and_leaves_local_data_out():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    users = [line.split()[1] for line in dockerfile.splitlines() if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0")
+    assert dockerfile.index("USER ") > dockerfile.index("COPY . .")  # nothing after runs as root
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert {".git", ".venv", "var"} <= ignored  # the secret key, SQLite data and uploads stay out
