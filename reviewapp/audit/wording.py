@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 from reviewapp.audit.models import AuditAction, AuditActorKind, AuditEvent
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.reasons import reason_label
+from reviewapp.rules.labels import category_label
 
 FIRST_WORDS = 8
 FIRST_CHARS = 24  # Chinese text has no spaces between words
@@ -159,7 +160,7 @@ def rule_words(rule_ids: list[str], lookups: EventLookups) -> str:
     named = []
     for rule_id in rule_ids:
         category = lookups.categories.get(rule_id)
-        named.append(f"{_(category)} ({rule_id})" if category else rule_id)
+        named.append(f"{category_label(category)} ({rule_id})" if category else rule_id)
     return ", ".join(named)
 
 

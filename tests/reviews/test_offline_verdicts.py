@@ -151,7 +151,7 @@ def test_a_secondary_rule_neither_raises_priority_nor_counts_as_the_issue(client
     assert item.severity == "low"  # the routing rule's, not the secondary rule's "critical"
     client.force_login(reviewer)
     page = client.get(f"/contracts/{verification.passage.contract_id}/").content.decode()
-    assert '<span class="category">Cap On Liability</span>' in page
+    assert '<span class="category">Cap on Liability</span>' in page
     assert '<span class="category">Uncapped Liability</span>' not in page
     assert "also: Uncapped Liability" in page
     assert 'data-categories="Cap On Liability|Uncapped Liability"' in page
