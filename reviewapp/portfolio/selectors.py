@@ -29,13 +29,13 @@ from django.db.models import (
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from reviewapp.contracts.matter_page import status_words
-from reviewapp.contracts.models import Contract
+from reviewapp.contracts.models import Contract, DocumentStatus
 from reviewapp.portfolio.ranks import SEVERITY_RANK, STATE_RANK, worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
-from reviewapp.reviews.key_facts import DATE_NAMES, KeyFact, fact_shown, facts_from_data
+from reviewapp.reviews.key_facts import KeyFact, date_value_shown, fact_shown, facts_from_data
 from reviewapp.reviews.models import Draft, ReviewSnapshot, ReviewStatus, RuleFiring
 from reviewapp.rules.facts.dates import as_date
+from reviewapp.rules.facts.model import DATE_FACTS
 from reviewapp.rules.labels import category_label, severity_label
 
 # The facts a due-diligence grid opens with (CUAD category names), in this order; facts of
@@ -195,23 +195,23 @@ def _fact_columns(names: set[str]) -> list[str]:
     return [*FACT_COLUMNS, *sorted(names - set(FACT_COLUMNS))]
 
 
-_QUALIFIERS = ("estimated", "guessed", "derived_from")
-
-
 def _fact_cell(fact: KeyFact) -> dict[str, Any]:
     value = fact.value
     sortable = value if isinstance(value, (str, int, float)) and value != "" else fact.display
+    display = fact_shown(fact, as_value=True)
+    # a spreadsheet's date cell: a whole date shown as nothing but itself (no "about", "unsure")
     plain_date = (
-        fact.name in DATE_NAMES
-        and as_date(value if isinstance(value, str) else None) is not None
-        and not any(fact.extra.get(flag) for flag in _QUALIFIERS)
+        fact.name in DATE_FACTS
+        and isinstance(value, str)
+        and as_date(value) is not None
+        and display == date_value_shown(value)
     )
     return {
-        "display": fact_shown(fact, as_value=True),
+        "display": display,
         "words": fact.display,  # the contract's own, where the display is a value
         "value": value,
         "sort": sortable,
-        "date": value if plain_date else None,  # a spreadsheet's date cell: no "about", "unsure"
+        "date": value if plain_date else None,
         "passage_index": fact.passage_index,
     }
 
@@ -220,7 +220,7 @@ class _Labels:
     """Status labels translated once per grid, not once per row."""
 
     def __init__(self) -> None:
-        self.document = status_words()  # the matter page's words ("Ready", "Needs OCR")
+        self.document = {value: str(label) for value, label in DocumentStatus.choices}
         self.review = {value: str(label) for value, label in ReviewStatus.choices}
 
 

@@ -30,6 +30,7 @@ from reviewapp.rules.facts.durations import add_duration, parse_duration
 from reviewapp.rules.facts.model import (
     AGREEMENT_DATE,
     AMOUNTS,
+    DATE_FACTS,
     DOCUMENT_NAME,
     EFFECTIVE_DATE,
     EXPIRATION_DATE,
@@ -98,7 +99,7 @@ def fact_shown(fact: KeyFact, *, as_value: bool = False) -> str:
     computed = bool(fact.extra.get("computed") and as_date(value))
     if value == PERPETUAL:
         shown = gettext("Perpetual")
-    elif computed or (as_value and fact.name in DATE_NAMES):
+    elif computed or (as_value and fact.name in DATE_FACTS):
         shown = date_value_shown(value) or shown
     if computed and fact.extra.get("estimated"):
         # counted from the contract's start: its term runs from an undated event
@@ -111,13 +112,12 @@ def fact_shown(fact: KeyFact, *, as_value: bool = False) -> str:
     return shown
 
 
-DATE_NAMES = (AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE)
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d\d))?")
 
 
 def date_value_shown(value: str) -> str | None:
     """An ISO date value, whole or partial, in the reader's format; None for anything else."""
-    day = as_date(value) if len(value) == 10 else None
+    day = as_date(value)
     if day is not None:
         return formats.date_format(day, "DATE_FORMAT")
     partial = _PARTIAL_DATE.fullmatch(value)

@@ -17,6 +17,7 @@ from .jurisdictions import normalise_jurisdiction
 from .model import (
     AGREEMENT_DATE,
     AMOUNTS,
+    DATE_FACTS,
     DOCUMENT_NAME,
     EFFECTIVE_DATE,
     EXPIRATION_DATE,
@@ -35,7 +36,6 @@ from .title import clean_title
 
 # Our finders read English; for facts they cover, a playbook's match stands in only in Chinese.
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-DATE_FACTS = (AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE)
 DURATION_FACTS = (RENEWAL_TERM, NOTICE_PERIOD)
 
 

@@ -14,6 +14,7 @@ GOVERNING_LAW = "Governing Law"
 PARTIES = "Parties"
 AMOUNTS = "Amounts"
 DOCUMENT_NAME = "Document Name"
+DATE_FACTS = (AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE)
 PERPETUAL = "perpetual"
 
 
