@@ -134,6 +134,11 @@ urlpatterns = [
     ),
     path("contracts/<int:contract_id>/", contracts_views.contract_detail, name="contract"),
     path(
+        "contracts/<int:contract_id>/passages/<int:index>/reopen/",
+        contracts_views.passage_reopen,
+        name="passage-reopen",
+    ),
+    path(
         "contracts/<int:contract_id>/delete/",
         contracts_views.contract_delete_view,
         name="contract-delete",

@@ -46,8 +46,14 @@ def document_record(
                 "start": passage.start,
                 "end": passage.end,
                 "state": passage.state,
-                "categories": sorted({category for category, _ in fired}),
-                "rules": sorted({rule_id for _, rule_id in fired}),
+                # What the first stage named, and what still stands after the check.
+                "categories": sorted({c for c, _, dropped in fired if not dropped}),
+                "trigger_categories": sorted({category for category, _, _ in fired}),
+                "dropped_categories": sorted(
+                    {c for c, _, dropped in fired if dropped}
+                    - {c for c, _, dropped in fired if not dropped}
+                ),
+                "rules": sorted({rule_id for _, rule_id, _ in fired}),
                 "trigger_state": trigger_states.get(passage.pk),
                 "verification": _verification(verification) if verification else None,
                 **({"text": passage.text} if with_text else {}),
@@ -66,6 +72,7 @@ def document_record(
         "chars": len(contract.text),
         "contract_type": contract.contract_type or None,
         "language": contract.language or None,
+        "check_version": _check_version(contract),
         **_review_fields(contract),
         "passages": passages,
         "timings_ms": {**contract.timings_ms, **timings_ms},
@@ -113,14 +120,19 @@ def _verification(verification: Verification) -> dict[str, Any]:
     }
 
 
-def _firings_by_passage(contract: Contract) -> dict[int, list[tuple[str, str]]]:
-    grouped: dict[int, list[tuple[str, str]]] = defaultdict(list)
+def _firings_by_passage(contract: Contract) -> dict[int, list[tuple[str, str, bool]]]:
+    grouped: dict[int, list[tuple[str, str, bool]]] = defaultdict(list)
     rows = RuleFiring.objects.filter(passage__contract=contract).values_list(
-        "passage_id", "category", "rule_id"
+        "passage_id", "category", "rule_id", "dropped"
     )
-    for passage_id, category, rule_id in rows:
-        grouped[passage_id].append((category, rule_id))
+    for passage_id, category, rule_id, dropped in rows:
+        grouped[passage_id].append((category, rule_id, dropped))
     return grouped
+
+
+def _check_version(contract: Contract) -> str | None:
+    found = Review.objects.filter(contract=contract).values_list("check_version", flat=True)
+    return next(iter(found), None) or None
 
 
 def error_record(*, document: str, code: str, message: str) -> dict[str, Any]:

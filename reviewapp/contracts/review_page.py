@@ -28,7 +28,8 @@ from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.queue.models import QueueItem
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.models import Draft, Review, RuleFiring, Verification
-from reviewapp.rules.engine.model import severity_rank
+from reviewapp.reviews.reasons import CATEGORY_NOT_PRESENT
+from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, severity_rank
 from reviewapp.rules.services import playbook_compiled
 
 PDF_KIND = "pdf"
@@ -68,6 +69,8 @@ class FiringSummary:
     related: dict[int, list[str]] = field(default_factory=dict)
     rule_ids: dict[int, list[str]] = field(default_factory=dict)
     severity: dict[int, str] = field(default_factory=dict)
+    # Categories the second-stage check dropped (and no standing firing names).
+    dropped: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def flagged(self) -> set[int]:
@@ -215,6 +218,22 @@ def _cached(key: tuple[Any, ...], seq: int, build: Callable[[], RenderedWindow])
     return window
 
 
+def check_settled(review: Review | None) -> list[dict[str, Any]]:
+    """Passages the second-stage check settled (still CONFIRMED), with what it dropped."""
+    if review is None or not review.check_version:
+        return []
+    rows = RuleFiring.objects.filter(
+        review=review,
+        dropped=True,
+        passage__state=PassageState.CONFIRMED,
+        passage__verification__reason=CATEGORY_NOT_PRESENT,
+    ).values_list("passage__index", "category")
+    found: dict[int, set[str]] = defaultdict(set)
+    for index, category in rows:
+        found[index].add(category)
+    return [{"index": i, "categories": sorted(found[i])} for i in sorted(found)]
+
+
 def state_counts(contract: Contract) -> dict[str, int]:
     counts = dict.fromkeys(PassageState.values, 0)
     rows = (
@@ -233,23 +252,25 @@ def firing_summary(review: Review | None) -> FiringSummary:
     if review is None:
         return summary
     routes = playbook_compiled(review.playbook_version).routes
-    rows: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+    rows: dict[int, list[tuple[str, str, str, bool]]] = defaultdict(list)
     firings = RuleFiring.objects.filter(review=review).values_list(
-        "passage_id", "rule_id", "category", "severity"
+        "passage_id", "rule_id", "category", "severity", "dropped"
     )
-    for passage_id, rule_id, category, severity in firings:
-        rows[passage_id].append((rule_id, category, severity))
-    for passage_id, fired in rows.items():
+    for passage_id, rule_id, category, severity, dropped in firings:
+        rows[passage_id].append((rule_id, category, severity, dropped))
+    for passage_id, every in rows.items():
+        fired = [row for row in every if not row[3]] or every  # all dropped: say what was named
         routing = [row for row in fired if routes(row[0])]
-        categories = sorted({category for _, category, _ in routing})
+        categories = sorted({row[1] for row in routing})
         summary.categories[passage_id] = categories
         # Categories that only secondary rules attached: questions the verifier also answered.
         summary.related[passage_id] = sorted({row[1] for row in fired} - set(categories))
-        summary.rule_ids[passage_id] = sorted({row[0] for row in fired})
+        summary.dropped[passage_id] = sorted(
+            {row[1] for row in every if row[3]} - {row[1] for row in every if not row[3]}
+        )
+        summary.rule_ids[passage_id] = sorted({row[0] for row in every})
         summary.severity[passage_id] = min(
-            (severity for _, _, severity in routing),
-            key=severity_rank,
-            default="",
+            (row[2] for row in routing), key=severity_rank, default=""
         )
     return summary
 
@@ -324,6 +345,7 @@ def _annotate(
         passage.categories = summary.categories.get(pk, [])  # type: ignore[attr-defined]
         passage.related_categories = summary.related.get(pk, [])  # type: ignore[attr-defined]
         passage.rule_ids = summary.rule_ids.get(pk, [])  # type: ignore[attr-defined]
+        passage.dropped_categories = summary.dropped.get(pk, [])  # type: ignore[attr-defined]
         passage.severity = summary.severity.get(pk, "")  # type: ignore[attr-defined]
         passage.flagged = pk in summary.rule_ids  # type: ignore[attr-defined]
         passage.router_flags = router.get(pk, [])  # type: ignore[attr-defined]
@@ -339,9 +361,11 @@ def _router_flags(review: Review | None, ids: list[int]) -> dict[int, list[dict[
     if review is None or not ids:
         return flags
     rows = RuleFiring.objects.filter(
-        review=review, passage_id__in=ids, score__isnull=False
-    ).values_list("passage_id", "category", "score", "words")
-    for passage_id, category, score, words in rows.order_by("pk"):
+        review=review, passage_id__in=ids, score__isnull=False, dropped=False
+    ).exclude(rule_id__endswith=ROUTER_CONTEXT_SUFFIX)  # under its threshold: not shown
+    for passage_id, category, score, words in rows.order_by("pk").values_list(
+        "passage_id", "category", "score", "words"
+    ):
         flags[passage_id].append(
             {"category": category, "percent": round((score or 0) * 100), "words": words}
         )

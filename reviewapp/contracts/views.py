@@ -7,10 +7,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from reviewapp.accounts.models import Role
 from reviewapp.accounts.selectors import (
@@ -28,10 +29,11 @@ from reviewapp.contracts.deletion import (
 )
 from reviewapp.contracts.intake.services import model_batch_available
 from reviewapp.contracts.matter_page import matter_batches, matter_rows_context
-from reviewapp.contracts.models import Contract, PassageState
+from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.contracts.review_page import (
     PAGE_SIZE,
     PassageFilter,
+    check_settled,
     highlights_for_pages,
     last_event_seq,
     review_page_build,
@@ -42,6 +44,7 @@ from reviewapp.contracts.selectors import contract_get_for_user
 from reviewapp.reviews.key_facts import derived_labels, fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
+from reviewapp.reviews.reopen import ReopenRefused, passage_flag_reopen
 from reviewapp.reviews.selectors import review_for_contract
 
 MAX_HIGHLIGHT_PAGES = 20
@@ -118,6 +121,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         "issue_count": page.issue_count,
         "viewer": page.viewer,
         "review": review,
+        "check_settled": check_settled(review),
         "draft": page.draft,
         "last_event_seq": seq,
         "labels": _labels(),
@@ -125,6 +129,23 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         and contract_may_delete(user=request.user, contract=contract),
     }
     return render(request, "contracts/contract.html", context)
+
+
+@login_required
+@require_POST
+def passage_reopen(request: HttpRequest, contract_id: int, index: int) -> HttpResponse:
+    """Reopen a flag the second-stage check dropped (lawyers and admins of the matter)."""
+    contract = _contract_or_404(request, contract_id)
+    passage = get_object_or_404(Passage, contract=contract, index=index)
+    try:
+        passage_flag_reopen(passage_id=passage.pk, user=request.user)
+    except ReopenRefused as refused:
+        messages.error(request, str(refused))
+        return redirect(f"{reverse('contract', args=[contract.pk])}?passage={index}", status=303)
+    messages.success(
+        request, gettext("The flag is reopened: the passage is in the lawyers' queue.")
+    )
+    return redirect(f"{reverse('contract', args=[contract.pk])}?passage={index}", status=303)
 
 
 @login_required

@@ -14,7 +14,9 @@ from django.utils import timezone
 
 from reviewapp.contracts.models import Passage
 from reviewapp.queue.models import ItemStatus, QueueComment, QueueHistory, QueueItem
+from reviewapp.queue.questions import item_questions
 from reviewapp.reviews.models import RuleFiring, Verification
+from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX
 from reviewapp.rules.models import PlaybookVersion
 from reviewapp.rules.services import playbook_compiled
 
@@ -105,10 +107,16 @@ def _context(
             [
                 _span_in_passage(f, passage)
                 for f in firings
-                if f.pk not in on_heading and f.score is None  # a router flag marks no words
+                if f.pk not in on_heading and f.score is None and not f.dropped  # router: no words
             ],
         ),
-        "firings": [_firing(firing, passage, firing.pk in on_heading) for firing in firings],
+        "firings": [
+            _firing(firing, passage, firing.pk in on_heading)
+            for firing in firings
+            if not firing.dropped and not firing.rule_id.endswith(ROUTER_CONTEXT_SUFFIX)
+        ],
+        "questions": item_questions(playbook_compiled(item.review.playbook_version), firings),
+        "dropped": sorted({f.category for f in firings if f.dropped}),
         "v": verification,
         "comments": comments,
         "history": history,
@@ -173,6 +181,7 @@ def _firing(firing: RuleFiring, passage: Passage, on_heading: bool) -> dict[str,
         "match": text[:200],
         "on_heading": on_heading,
         "router": _router_reason(firing),
+        "check_score": firing.check_score,
     }
 
 

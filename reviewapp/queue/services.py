@@ -28,6 +28,7 @@ from reviewapp.queue.decisions import (
 )
 from reviewapp.queue.escalation import queue_escalate_overdue
 from reviewapp.queue.models import HistoryAction, ItemStatus, QueueComment, QueueItem
+from reviewapp.queue.questions import item_questions
 from reviewapp.queue.records import (
     DECIDERS,
     QueueConflict,
@@ -73,17 +74,13 @@ def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> Qu
     existing = QueueItem.objects.filter(passage=passage).exclude(status=ItemStatus.DONE).first()
     if existing is not None:
         return existing
-    routes = playbook_compiled(review.playbook_version).routes
-    routing = [
-        (severity, category)
-        for rule_id, severity, category in RuleFiring.objects.filter(passage=passage).values_list(
-            "rule_id", "severity", "category"
-        )
-        if routes(rule_id)  # a secondary rule's category does not make an item more urgent
-    ]
-    severity, category = min(
-        routing, key=lambda firing: severity_rank(firing[0]), default=("medium", "")
-    )
+    compiled = playbook_compiled(review.playbook_version)
+    firings = list(RuleFiring.objects.filter(passage=passage))
+    questions = item_questions(compiled, firings)
+    # A secondary rule's category does not make an item more urgent.
+    routing = [f.severity for f in firings if compiled.routes(f.rule_id) and not f.dropped]
+    severity = min(routing, key=severity_rank, default="medium")
+    category = questions[0]["category"] if questions else ""
     item = QueueItem.objects.create(
         passage=passage,
         review=review,

@@ -50,6 +50,7 @@ from reviewapp.reviews.models import (
     VerificationStatus,
 )
 from reviewapp.reviews.reasons import (
+    CATEGORY_NOT_PRESENT,
     LLM_UNAVAILABLE,
     MODEL_RAISED,
     NO_OFFLINE_VERDICT,
@@ -97,6 +98,12 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
     for firing in firings:
         if firing.passage.state == PassageState.PENDING:
             by_passage.setdefault(firing.passage_id, []).append(firing)
+    check_settle(review=review, by_passage=by_passage)
+    by_passage = {
+        passage_id: [f for f in fired if not f.dropped]
+        for passage_id, fired in by_passage.items()
+        if not all(f.dropped for f in fired)
+    }
     verifications = Verification.objects.bulk_create(
         Verification(
             review=review,
@@ -113,6 +120,45 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
     if enqueue:
         transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=True))
     return batches
+
+
+def check_settle(*, review: Review, by_passage: dict[int, list[RuleFiring]]) -> None:
+    """Settle the PENDING passages whose every flagged category the second-stage check dropped:
+    CONFIRMED by the check (its version the actor), reason CATEGORY_NOT_PRESENT with the
+    scores, a done verification to show it; a lawyer may reopen them (``flag_reopen``)."""
+    settled = {pid: fired for pid, fired in by_passage.items() if all(f.dropped for f in fired)}
+    if not settled:
+        return
+    actor = review.check_version or "check"
+    rows = Verification.objects.bulk_create(
+        Verification(
+            review=review,
+            passage_id=passage_id,
+            rule_ids=[f.rule_id for f in _by_severity(fired)],
+            engine=review.engine,
+            status=VerificationStatus.DONE,
+            outcome=PassageState.CONFIRMED,
+            reason=CATEGORY_NOT_PRESENT,
+            rationale=check_rationale(fired),
+            model=actor,
+            completed_at=timezone.now(),
+        )
+        for passage_id, fired in sorted(settled.items())
+    )
+    moves = [Move(row.passage_id, PassageState.CONFIRMED, row.rationale[:500]) for row in rows]
+    passages_transition(moves=moves, actor_kind=ActorKind.ENGINE, actor=actor)
+
+
+def check_rationale(fired: Sequence[RuleFiring]) -> str:
+    """The check's scores as stored on the verification: "Exclusivity 0.03 < 0.12; ..."."""
+    best: dict[str, RuleFiring] = {}
+    for firing in fired:
+        best.setdefault(firing.category, firing)
+    parts = [
+        f"{category} {firing.check_score or 0:.2f} < {firing.check_threshold or 0:.2f}"
+        for category, firing in sorted(best.items())
+    ]
+    return f"{CATEGORY_NOT_PRESENT}: " + "; ".join(parts)
 
 
 def verifications_enqueue(*, review: Review, queued: Sequence[tuple[int, int]]) -> None:

@@ -23,6 +23,8 @@ class Review(models.Model):
     engine = models.CharField(max_length=16, default="offline")
     # The learned router the scan ran with ("" when the playbook has it off).
     router_version = models.CharField(max_length=120, blank=True, default="")
+    # The second-stage check the scan ran with ("" when the playbook has it off or none ships).
+    check_version = models.CharField(max_length=120, blank=True, default="")
     # Text addressed to an AI found by the scan: withheld from every model call, and no model
     # CONFIRMED is accepted for this contract.
     planted_spans = models.JSONField(default=list, blank=True)
@@ -67,6 +69,14 @@ class RuleFiring(models.Model):
     # The match as offsets into the passage's (normalised) text, for highlighting it there.
     text_start = models.PositiveIntegerField(null=True, blank=True)
     text_end = models.PositiveIntegerField(null=True, blank=True)
+    # The second-stage check's word on this firing's category on this passage: its calibrated
+    # score, the category's threshold, the features that weighed most, and whether it dropped
+    # the category (null score: the check did not run). A lawyer who reopens a dropped flag
+    # clears ``dropped``; the score stays.
+    check_score = models.FloatField(null=True, blank=True)
+    check_threshold = models.FloatField(null=True, blank=True)
+    check_features = models.JSONField(default=list, blank=True)
+    dropped = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["passage_id", "rule_id"]
@@ -210,6 +220,8 @@ class ReviewSnapshot(models.Model):
     )
     playbook_label = models.CharField(max_length=200)
     router_version = models.CharField(max_length=120, blank=True, default="")
+    # The second-stage check the scan ran with ("" when the playbook has it off or none ships).
+    check_version = models.CharField(max_length=120, blank=True, default="")
     engine = models.CharField(max_length=16)
     status = models.CharField(max_length=16, choices=ReviewStatus.choices)
     passages = models.JSONField(default=list)

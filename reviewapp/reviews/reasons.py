@@ -16,6 +16,8 @@ RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
 PLANTED_INSTRUCTIONS = "PLANTED_INSTRUCTIONS"
 NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
 MODEL_RAISED = "MODEL_RAISED"
+CATEGORY_NOT_PRESENT = "CATEGORY_NOT_PRESENT"
+FLAG_REOPENED = "FLAG_REOPENED"
 WORK_STALLED = "WORK_STALLED"
 MODEL_BATCH_EXPIRED = "MODEL_BATCH_EXPIRED"
 MODEL_BATCH_ERRORED = "MODEL_BATCH_ERRORED"
@@ -32,6 +34,10 @@ _LABELS = {
     MODEL_RAISED: _(
         "The model's draft raised this passage; a lawyer settles it, not the model that raised it."
     ),
+    CATEGORY_NOT_PRESENT: _(
+        "The second-stage check found none of the flagged kinds of clause here."
+    ),
+    FLAG_REOPENED: _("A lawyer reopened a flag the second-stage check had dropped."),
     WORK_STALLED: _("The check did not finish after several tries; a lawyer decides instead."),
     MODEL_BATCH_EXPIRED: _(
         "The batch request expired before the model answered; a lawyer decides instead."

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -32,9 +33,11 @@ from reviewapp.reviews.transitions import (
     review_refresh_status,
     review_status_of,
 )
+from reviewapp.rules.check.apply import Checked, check_hits
+from reviewapp.rules.checks import check_for
 from reviewapp.rules.detect import detect_contract_type, detect_language
 from reviewapp.rules.engine import passage_states, scan
-from reviewapp.rules.router.flags import merge_hits, router_hits
+from reviewapp.rules.router.flags import merge_hits, router_scan
 from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
 
@@ -80,9 +83,12 @@ def review_scan(
     if compiled.playbook.router.enabled:
         organisation_id = contract.matter.organisation_id
         router, router_label = router_for(organisation_id=organisation_id, language=language)
-        hits = merge_hits(
-            compiled, hits, router_hits(compiled, router, contract.text, passages, hits)
-        )
+    scanned = router_scan(compiled, router, contract.text, passages, hits)
+    hits = merge_hits(compiled, hits, scanned.hits)
+    check, check_label = (
+        check_for(language=language) if compiled.playbook.check.enabled else (None, "")
+    )
+    checked = check_hits(compiled, check, passages, hits, scanned)
     states = passage_states(passages, hits)
     scan_ms = round((time.perf_counter() - started) * 1000, 1)
     with transaction.atomic():
@@ -103,8 +109,9 @@ def review_scan(
             scan_ms=scan_ms,
             engine=engine or settings.REVIEW_ENGINE,
             router_version=router_label,
+            check_version=check_label if checked else "",
         )
-        _record_scan(review, passages, hits, states)
+        _record_scan(review, passages, hits, states, checked)
         for passage in passages:
             if passage.state == PassageState.REJECTED:
                 hand_to_lawyers(passage, review, "A hard rule rejected this passage.")
@@ -123,7 +130,13 @@ def review_scan(
     return review
 
 
-def _record_scan(review: Review, passages: list[Passage], hits, states: list[str]) -> None:
+def _record_scan(
+    review: Review,
+    passages: list[Passage],
+    hits,
+    states: list[str],
+    checked: dict[tuple[int, str], Checked],
+) -> None:
     normalised = normalise(review.contract.text)
 
     def within(passage: Passage, offset: int) -> int:
@@ -151,6 +164,7 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
             passage_first=hit is by_passage[hit.segment_index][0],
             score=hit.score,
             words=list(hit.words),
+            **_check_fields(checked.get((hit.segment_index, hit.category))),
             text_start=within(passages[hit.segment_index], hit.match_start),
             text_end=within(passages[hit.segment_index], hit.match_end),
         )
@@ -175,3 +189,15 @@ def _record_scan(review: Review, passages: list[Passage], hits, states: list[str
     Passage.objects.bulk_update(passages, ["state"], batch_size=500)
     PassageTransition.objects.bulk_create(transitions, batch_size=500)
     audit_passage_transitions(transitions=transitions)
+
+
+def _check_fields(checked: Checked | None) -> dict[str, Any]:
+    """What a firing keeps of the check's word on its category (nothing: it stands)."""
+    if checked is None:
+        return {}
+    return {
+        "check_score": checked.score,
+        "check_threshold": checked.threshold,
+        "dropped": not checked.stands,
+        "check_features": [list(pair) for pair in checked.features],
+    }

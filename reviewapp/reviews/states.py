@@ -9,6 +9,8 @@ from reviewapp.reviews.models import ActorKind as A
 DRAFT_FLOW = "draft"
 # The flow that takes back a lawyer's own decision, within QUEUE_UNDO_WINDOW_S of making it.
 UNDO_FLOW = "undo"
+# A lawyer reopening a flag the second-stage check dropped (reviews.reopen).
+REOPEN_FLOW = "reopen"
 
 # (from, to) -> actors allowed to make that move. A passage only moves forward; the model
 # (or offline engine) never clears what a rule rejected; only a lawyer settles the rest.
@@ -33,12 +35,12 @@ TRANSITIONS: dict[tuple[str | None, str], frozenset[str]] = {
 
 # Moves that only one flow may make, whoever the actor: a verifier's result is a model's
 # too, and must never reopen a passage; a lawyer reopens a passage only by undoing their own
-# decision within the window.
-ONLY_IN_FLOW: dict[tuple[str | None, str], str] = {
-    (S.CONFIRMED, S.PENDING): DRAFT_FLOW,
-    (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): UNDO_FLOW,
-    (S.REJECTED, S.NEEDS_HUMAN_REVIEW): UNDO_FLOW,
-    (S.CONFIRMED, S.REJECTED): UNDO_FLOW,
+# decision within the window, or by reopening a flag the second-stage check dropped.
+ONLY_IN_FLOW: dict[tuple[str | None, str], frozenset[str]] = {
+    (S.CONFIRMED, S.PENDING): frozenset({DRAFT_FLOW}),
+    (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): frozenset({UNDO_FLOW, REOPEN_FLOW}),
+    (S.REJECTED, S.NEEDS_HUMAN_REVIEW): frozenset({UNDO_FLOW}),
+    (S.CONFIRMED, S.REJECTED): frozenset({UNDO_FLOW}),
 }
 
 # Overriding a rejection needs a written justification.
@@ -71,9 +73,10 @@ def check_transition(
             f"A {actor_kind} may not move a passage from {from_state} to {to_state}."
         )
     only_in = ONLY_IN_FLOW.get((from_state, to_state))
-    if only_in is not None and flow != only_in:
+    if only_in is not None and flow not in only_in:
         raise TransitionNotAllowed(
-            f"Only the {only_in} may move a passage from {from_state} to {to_state}."
+            f"Only the {' or '.join(sorted(only_in))} may move a passage from {from_state} "
+            f"to {to_state}."
         )
     if flow != UNDO_FLOW:
         justification_check(from_state, to_state, reason)

@@ -14,6 +14,7 @@ from .model import (
     LANGUAGES,
     SCOPES,
     SEVERITIES,
+    CheckSettings,
     FactExtractor,
     Near,
     Playbook,
@@ -83,6 +84,21 @@ def load_playbook_data(data: Mapping[str, Any]) -> Playbook:
         facts=facts,
         description=str(data.get("description") or ""),
         router=_router(data.get("router")),
+        check=_check(data.get("check")),
+    )
+
+
+def _check(raw: Any) -> CheckSettings:
+    """``check: {enabled: true, drop_human: true}``."""
+    if raw is None:
+        return CheckSettings()
+    if not isinstance(raw, Mapping) or set(raw) - {"enabled", "drop_human"}:
+        raise RuleError("check: expected {enabled, drop_human}")
+    for key in ("enabled", "drop_human"):
+        if not isinstance(raw.get(key, True), bool):
+            raise RuleError(f"check: {key}: expected true or false")
+    return CheckSettings(
+        enabled=bool(raw.get("enabled", False)), drop_human=bool(raw.get("drop_human", True))
     )
 
 

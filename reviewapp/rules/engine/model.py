@@ -100,6 +100,15 @@ class RouterSettings:
 
 
 @dataclass(frozen=True)
+class CheckSettings:
+    """The playbook's use of the second-stage check: on or off, and whether it may drop the
+    category of a ``human`` rule (a ``reject`` rule's category is never dropped)."""
+
+    enabled: bool = False
+    drop_human: bool = True
+
+
+@dataclass(frozen=True)
 class Playbook:
     name: str
     version: str
@@ -108,6 +117,7 @@ class Playbook:
     facts: tuple[FactExtractor, ...] = ()
     description: str = ""
     router: RouterSettings = RouterSettings()
+    check: CheckSettings = CheckSettings()
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:

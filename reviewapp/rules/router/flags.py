@@ -4,6 +4,7 @@ audit treat them like any rule's."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,17 @@ def passage_texts(text: str, segments: Sequence[Any]) -> list[str]:
     return [getattr(s, "text", None) or text[s.start : s.end] for s in segments]
 
 
+@dataclass
+class RouterScan:
+    """The router's flags on a document, with what it read: each passage's tokens and its
+    probabilities per category (the second-stage check reads both)."""
+
+    hits: list[RuleHit]
+    tokens: list[list[str]]
+    probabilities: np.ndarray | None  # (passages, categories); None: no router ran
+    categories: list[str]
+
+
 def router_hits(
     compiled: CompiledPlaybook,
     model: RouterModel | None,
@@ -27,14 +39,44 @@ def router_hits(
     segments: Sequence[Any],
     hits: Sequence[RuleHit],
 ) -> list[RuleHit]:
-    """Hits of the playbook's router rules (see ``compiler.router_rules``), passage order.
+    """Hits of the playbook's router rules (see ``compiler.router_rules``), passage order."""
+    return router_scan(compiled, model, text, segments, hits).hits
+
+
+def router_scan(
+    compiled: CompiledPlaybook,
+    model: RouterModel | None,
+    text: str,
+    segments: Sequence[Any],
+    hits: Sequence[RuleHit],
+    *,
+    probabilities: np.ndarray | None = None,
+) -> RouterScan:
+    """The router's hits and what it read (``probabilities`` given: scores made elsewhere,
+    such as out of fold).
 
     A category whose probability reaches its threshold routes the passage (``router.<slug>``);
     on a passage routed anyway, a category within ``attach_margin`` logits of its threshold is
     named too (``router.<slug>.context``), so the verifier is asked that category's question.
     """
+    passages = views(passage_texts(text, segments), [s.heading or "" for s in segments])
+    features = [tokens(view) for view in passages]  # read once, for the scores and the words
     if model is None or not compiled.playbook.router.enabled or not segments:
-        return []
+        return RouterScan([], features, None, [])
+    if probabilities is None:
+        probabilities = model.probabilities(features)
+    found = _flags(compiled, model, segments, hits, features, probabilities)
+    return RouterScan(found, features, probabilities, list(model.categories))
+
+
+def _flags(
+    compiled: CompiledPlaybook,
+    model: RouterModel,
+    segments: Sequence[Any],
+    hits: Sequence[RuleHit],
+    features: list[list[str]],
+    probabilities: np.ndarray,
+) -> list[RuleHit]:
     fired: list[set[str]] = [set() for _ in segments]
     routed = np.zeros(len(segments), dtype=bool)
     position = {s.index: n for n, s in enumerate(segments)}
@@ -42,9 +84,6 @@ def router_hits(
         n = position[hit.segment_index]
         fired[n].add(hit.category)
         routed[n] |= compiled.routes(hit.rule_id)
-    passages = views(passage_texts(text, segments), [s.heading or "" for s in segments])
-    features = [tokens(view) for view in passages]  # read once, for the scores and the words
-    probabilities = model.probabilities(features)
     limits, attach = _limits(compiled, model)
     routes = probabilities >= limits
     bare_headings = np.array([bool(getattr(s, "is_heading", False)) for s in segments])
