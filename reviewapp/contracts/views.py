@@ -141,11 +141,11 @@ def passage_reopen(request: HttpRequest, contract_id: int, index: int) -> HttpRe
         passage_flag_reopen(passage_id=passage.pk, user=request.user)
     except ReopenRefused as refused:
         messages.error(request, str(refused))
-        return redirect(f"{reverse('contract', args=[contract.pk])}?passage={index}", status=303)
+        return redirect(f"{reverse('contract', args=[contract.pk])}?passage={index}")
     messages.success(
         request, gettext("The flag is reopened: the passage is in the lawyers' queue.")
     )
-    return redirect(f"{reverse('contract', args=[contract.pk])}?passage={index}", status=303)
+    return redirect(f"{reverse('contract', args=[contract.pk])}?passage={index}")
 
 
 @login_required
