@@ -39,6 +39,10 @@ from reviewapp.contracts.review_page import (
     text_document,
 )
 from reviewapp.contracts.selectors import contract_get_for_user
+from reviewapp.reviews.acting_for.selectors import (
+    contract_acting_for_panel,
+    matter_acting_for_panel,
+)
 from reviewapp.reviews.key_facts import derived_labels, fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
@@ -71,6 +75,7 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "max_zip_mb": settings.INTAKE_MAX_ZIP_BYTES // (1024 * 1024),
         "max_zip_bytes": settings.INTAKE_MAX_ZIP_BYTES,
         "model_batch_available": model_batch_available(),
+        "acting_for": matter_acting_for_panel(matter=matter, user=request.user),
     }
     return render(request, "contracts/matter.html", context)
 
@@ -123,6 +128,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         "labels": _labels(),
         "may_delete": not contract.matter.legal_hold
         and contract_may_delete(user=request.user, contract=contract),
+        "acting_for": contract_acting_for_panel(contract=contract, user=request.user),
     }
     return render(request, "contracts/contract.html", context)
 

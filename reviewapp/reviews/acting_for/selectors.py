@@ -124,3 +124,45 @@ def _as_parties(value: Any) -> list[Party]:
         for item in value
         if isinstance(item, Mapping) and item.get("name")
     ]
+
+
+@dataclass(frozen=True)
+class ActingForPanel:
+    """What a page shows of the party acted for: the party (None: not chosen, so the page asks),
+    whether it is the matter's default, what may be chosen, and whether this reader may."""
+
+    party: Party | None
+    from_matter: bool
+    choices: list[Party]
+    may_choose: bool
+    matter_party: Party | None = None
+    selected: str = ""  # the name chosen at this level (the contract's own, or the matter's)
+
+
+def contract_acting_for_panel(*, contract: Contract, user: AnyUser) -> ActingForPanel:
+    parties = contract_parties(contract=contract)
+    matter = contract.matter
+    return ActingForPanel(
+        party=acting_party(contract, parties=parties),
+        from_matter=not contract.acting_for_name,
+        choices=parties,
+        may_choose=user_may_choose_party(user=user, matter_id=contract.matter_id),
+        matter_party=Party(matter.acting_for_name, matter.acting_for_role)
+        if matter.acting_for_name
+        else None,
+        selected=contract.acting_for_name,
+    )
+
+
+def matter_acting_for_panel(*, matter: Matter, user: AnyUser) -> ActingForPanel:
+    party = (
+        Party(matter.acting_for_name, matter.acting_for_role) if matter.acting_for_name else None
+    )
+    return ActingForPanel(
+        party=party,
+        from_matter=True,
+        choices=matter_parties(matter=matter),
+        may_choose=user_may_choose_party(user=user, matter_id=matter.pk),
+        matter_party=party,
+        selected=matter.acting_for_name,
+    )
