@@ -43,6 +43,7 @@ from reviewapp.reviews.acting_for.selectors import (
     contract_acting_for_panel,
     matter_acting_for_panel,
 )
+from reviewapp.reviews.drafting import issues_for_side
 from reviewapp.reviews.key_facts import derived_labels, fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
@@ -109,6 +110,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     review = review_for_contract(contract=contract)
     around = _index(request.GET.get("passage"))
     page = review_page_build(contract=contract, review=review, seq=seq, around=around)
+    acting_for = contract_acting_for_panel(contract=contract, user=request.user)
     context = {
         "contract": contract,
         "window": page.window,
@@ -119,7 +121,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         ],
         "categories": page.window.categories,
         "severities": page.window.severities,
-        "issues": page.issues,
+        "issues": issues_for_side(page.draft, page.issues, acting_for.sides),
         "issue_count": page.issue_count,
         "viewer": page.viewer,
         "review": review,
@@ -128,7 +130,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         "labels": _labels(),
         "may_delete": not contract.matter.legal_hold
         and contract_may_delete(user=request.user, contract=contract),
-        "acting_for": contract_acting_for_panel(contract=contract, user=request.user),
+        "acting_for": acting_for,
     }
     return render(request, "contracts/contract.html", context)
 
