@@ -14,6 +14,7 @@ from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
 from reviewapp.portfolio.api import MatterGridView
 from reviewapp.realtime.api import EventListView
+from reviewapp.reviews.acting_for import urls as acting_for_urls
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
 from reviewapp.reviews.export_api import ReviewExportView
 from reviewapp.reviews.model_batch_api import (
@@ -90,6 +91,7 @@ api_patterns = [
     ),
     path("playbooks/test/", PlaybookTestView.as_view(), name="api-playbook-test"),
     *redline_urls.urlpatterns,
+    *acting_for_urls.api_urlpatterns,
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     re_path(r"^(?P<path>.*)$", api_not_found),  # last: JSON 404 for unknown API paths
@@ -181,6 +183,7 @@ urlpatterns = [
     path("reports/", include("reviewapp.audit.reports.urls")),
     path("", include("reviewapp.audit.urls")),
     path("", include("reviewapp.reviews.urls")),
+    path("", include(acting_for_urls.urlpatterns)),
     path("", include("reviewapp.portfolio.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

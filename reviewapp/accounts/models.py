@@ -27,6 +27,10 @@ class Matter(models.Model):
     )
     legal_hold_at = models.DateTimeField(null=True, blank=True)
     legal_hold_reason = models.CharField(max_length=500, blank=True)
+    # The party the firm acts for, by default for every contract of the matter: its name as
+    # extracted and its defined role ("Buyer"); blank until a lawyer or admin chooses.
+    acting_for_name = models.CharField(max_length=200, blank=True)
+    acting_for_role = models.CharField(max_length=80, blank=True)
 
     class Meta:
         constraints = [

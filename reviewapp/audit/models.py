@@ -33,6 +33,8 @@ class AuditAction(models.TextChoices):
     RETENTION_SET = "matter.retention_set", "Retention period set"
     LEGAL_HOLD_SET = "matter.legal_hold_set", "Legal hold placed"
     LEGAL_HOLD_LIFTED = "matter.legal_hold_lifted", "Legal hold lifted"
+    MATTER_ACTING_FOR_SET = "matter.acting_for_set", "Party acted for set (matter)"
+    CONTRACT_ACTING_FOR_SET = "contract.acting_for_set", "Party acted for set (contract)"
     ORGANISATION_MEMBER_ADDED = "organisation.member_added", "Organisation member added"
     ORGANISATION_MEMBER_REMOVED = "organisation.member_removed", "Organisation member removed"
     SESSIONS_REVOKED = "auth.sessions_revoked", "Sessions and tokens revoked"

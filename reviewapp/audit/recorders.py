@@ -297,3 +297,31 @@ def audit_redline_event(
             "replacement_chars": len(redline.replacement),
         },
     )
+
+
+def audit_acting_for_set(
+    *, matter: Any, contract: Any = None, user: Any, name: str, role: str, previous_name: str
+) -> None:
+    """A lawyer or admin chose the party the firm acts for, on a matter or (over it) a contract.
+    The party's name is a company's or a person's, so it is kept as its hash; the role it plays
+    ("Buyer", "甲方") is a defined term of the contract and is kept as it is."""
+    actor_kind, actor = _actor_of(user)
+    data: dict[str, Any] = {
+        "name_sha256": sha256_text(name) if name else None,
+        "role": role[:80],
+        "cleared": not name,
+        "previous_name_sha256": sha256_text(previous_name) if previous_name else None,
+    }
+    if contract is not None:
+        data["contract_id"] = contract.pk
+    audit_record(
+        organisation_id=matter.organisation_id,
+        action=AuditAction.CONTRACT_ACTING_FOR_SET
+        if contract
+        else AuditAction.MATTER_ACTING_FOR_SET,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="contract" if contract else "matter",
+        target_id=contract.pk if contract else matter.pk,
+        data=data,
+    )

@@ -48,6 +48,8 @@ ACTION_LABELS: dict[str, Any] = {
     AuditAction.RETENTION_SET: gettext_lazy("Retention period set"),
     AuditAction.LEGAL_HOLD_SET: gettext_lazy("Legal hold placed"),
     AuditAction.LEGAL_HOLD_LIFTED: gettext_lazy("Legal hold lifted"),
+    AuditAction.MATTER_ACTING_FOR_SET: gettext_lazy("Party we act for set for the matter"),
+    AuditAction.CONTRACT_ACTING_FOR_SET: gettext_lazy("Party we act for set for the contract"),
     AuditAction.ORGANISATION_MEMBER_ADDED: gettext_lazy("Organisation member added"),
     AuditAction.ORGANISATION_MEMBER_REMOVED: gettext_lazy("Organisation member removed"),
     AuditAction.SESSIONS_REVOKED: gettext_lazy("Sessions and tokens revoked"),
@@ -186,6 +188,8 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
         return data.get("claimed_by") or ""
     if event.action == AuditAction.QUEUE_COMMENTED and data.get("mentions"):
         return _("mentions %(names)s") % {"names": ", ".join(data["mentions"])}
+    if event.action in (AuditAction.MATTER_ACTING_FOR_SET, AuditAction.CONTRACT_ACTING_FOR_SET):
+        return _("no party chosen") if data.get("cleared") else str(data.get("role") or "")
     if event.action == AuditAction.ACCESS_DENIED:
         return f"{data.get('method', '')} {data.get('path', '')} ({data.get('status', '')})"
     return ""

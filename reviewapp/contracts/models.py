@@ -113,6 +113,9 @@ class Contract(models.Model):
     folder_path = models.CharField(max_length=500, blank=True)
     # Pages whose text was read from the image by OCR (0: the PDF had a text layer).
     ocr_pages = models.PositiveIntegerField(default=0)
+    # The party the firm acts for in this contract, over the matter's (blank: the matter's).
+    acting_for_name = models.CharField(max_length=200, blank=True)
+    acting_for_role = models.CharField(max_length=80, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

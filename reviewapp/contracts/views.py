@@ -41,6 +41,11 @@ from reviewapp.contracts.review_page import (
     text_document,
 )
 from reviewapp.contracts.selectors import contract_get_for_user
+from reviewapp.reviews.acting_for.selectors import (
+    contract_acting_for_panel,
+    matter_acting_for_panel,
+)
+from reviewapp.reviews.drafting import issues_for_side
 from reviewapp.reviews.key_facts import derived_labels, fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
 from reviewapp.reviews.reasons import offline_match_labels, reason_labels
@@ -74,6 +79,7 @@ def matter_detail(request: HttpRequest, matter_id: int) -> HttpResponse:
         "max_zip_mb": settings.INTAKE_MAX_ZIP_BYTES // (1024 * 1024),
         "max_zip_bytes": settings.INTAKE_MAX_ZIP_BYTES,
         "model_batch_available": model_batch_available(),
+        "acting_for": matter_acting_for_panel(matter=matter, user=request.user),
     }
     return render(request, "contracts/matter.html", context)
 
@@ -107,6 +113,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     review = review_for_contract(contract=contract)
     around = _index(request.GET.get("passage"))
     page = review_page_build(contract=contract, review=review, seq=seq, around=around)
+    acting_for = contract_acting_for_panel(contract=contract, user=request.user)
     context = {
         "contract": contract,
         "window": page.window,
@@ -117,7 +124,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         ],
         "categories": page.window.categories,
         "severities": page.window.severities,
-        "issues": page.issues,
+        "issues": issues_for_side(page.draft, page.issues, acting_for.sides),
         "issue_count": page.issue_count,
         "viewer": page.viewer,
         "review": review,
@@ -127,6 +134,7 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         "labels": _labels(),
         "may_delete": not contract.matter.legal_hold
         and contract_may_delete(user=request.user, contract=contract),
+        "acting_for": acting_for,
     }
     return render(request, "contracts/contract.html", context)
 

@@ -15,8 +15,12 @@ from django.utils import timezone
 from reviewapp.contracts.models import Passage
 from reviewapp.queue.models import ItemStatus, QueueComment, QueueHistory, QueueItem
 from reviewapp.queue.questions import item_questions
+from reviewapp.reviews.acting_for.clauses import clause_side
+from reviewapp.reviews.acting_for.selectors import Sides, acting_sides_by_contract
 from reviewapp.reviews.models import RuleFiring, Verification
+from reviewapp.reviews.reasons import rationale_for_side
 from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX
+from reviewapp.rules.engine.side import speak_for
 from reviewapp.rules.models import PlaybookVersion
 from reviewapp.rules.services import playbook_compiled
 
@@ -62,7 +66,8 @@ def queue_items_context(items: list[QueueItem]) -> list[dict[str, Any]]:
     if any(f.rule_id == MODEL_DRAFT_RULE for fs in firings.values() for f in fs):
         prefetch_related_objects([item.review for item in items], "draft")
     now = timezone.now()
-    return [
+    sides = acting_sides_by_contract(item.passage.contract_id for item in items)
+    contexts = [
         _context(
             item,
             neighbours,
@@ -74,6 +79,34 @@ def queue_items_context(items: list[QueueItem]) -> list[dict[str, Any]]:
         )
         for item in items
     ]
+    for context in contexts:
+        here = sides[context["item"].passage.contract_id]
+        context.update(_side(context["item"], context["v"], here))
+        if here is not None:
+            other = here.counterparty.term if here.counterparty else None
+            for question in context["questions"]:
+                question["question"] = speak_for(
+                    question["question"], client=here.client.term, counterparty=other
+                )
+    return contexts
+
+
+def _side(
+    item: QueueItem, verification: Verification | None, sides: Sides | None
+) -> dict[str, Any]:
+    """The item's words for the side we act for: whom the clause binds, and the rationale
+    naming the parties (the template shows ``rationale``)."""
+    playbook = playbook_compiled(item.review.playbook_version).playbook
+    return {
+        "side": clause_side(
+            sides=sides,
+            passage_text=item.passage.text,
+            category=item.category,
+            severity=item.severity,
+            playbook=playbook,
+        ),
+        "rationale": rationale_for_side(verification, sides) if verification else "",
+    }
 
 
 def _neighbours(items: list[QueueItem]) -> dict[tuple[int, int], Passage]:

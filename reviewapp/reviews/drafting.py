@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
 from reviewapp.realtime.events import event_publish, matter_group
+from reviewapp.reviews.acting_for.selectors import Sides, acting_sides
 from reviewapp.reviews.key_facts import facts_from_data, model_key_facts
 from reviewapp.reviews.model_flags import draft_flags_raise
 from reviewapp.reviews.model_work import (
@@ -30,6 +31,7 @@ from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFir
 from reviewapp.reviews.output_rules import draft_flags
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.rules.engine import key_facts_find
+from reviewapp.rules.engine.side import speak_for
 from reviewapp.rules.labels import contract_type_label
 from reviewapp.rules.services import playbook_compiled
 
@@ -231,19 +233,47 @@ class _DeltaSink:
 
 
 def draft_instructions(review: Review) -> str:
-    """The playbook's positions for the categories that fired (after the cached prefix)."""
+    """The playbook's positions for the categories that fired (after the cached prefix),
+    naming the party we act for when one is chosen."""
     compiled = playbook_compiled(review.playbook_version)
+    sides = acting_sides(review.contract)
     lines, seen = [], set()
+    if sides is not None:
+        lines.append(f"We act for {sides.client.shown()}; review the contract for that party.")
     for rule_id in RuleFiring.objects.filter(review=review).values_list("rule_id", flat=True):
         rule = compiled.compiled_rule(rule_id).rule
         if rule.category in seen or not rule.standard_position:
             continue
         seen.add(rule.category)
         wording = f" Standard wording: {rule.fallback_clause}" if rule.fallback_clause else ""
-        lines.append(
-            f"- {rule.category}: {rule.standard_position} Fallback: {rule.fallback}{wording}"
+        position, fallback = (
+            spoken_for(sides, rule.standard_position),
+            spoken_for(sides, rule.fallback),
         )
+        lines.append(f"- {rule.category}: {position} Fallback: {fallback}{wording}")
     return "\n".join(lines)
+
+
+def issues_for_side(
+    draft: Draft | None, issues: list[dict[str, Any]], sides: Sides | None
+) -> list[dict[str, Any]]:
+    """The offline draft's issues as a page shows them: their recommendations (the playbook's
+    positions) naming the party we act for, also when it was chosen after the draft was made.
+    A model's words stay as written."""
+    if draft is None or draft.engine != Engine.OFFLINE or sides is None:
+        return issues
+    return [
+        {**issue, "recommendation": spoken_for(sides, str(issue.get("recommendation", "")))}
+        for issue in issues
+    ]
+
+
+def spoken_for(sides: Sides | None, text: str) -> str:
+    """A playbook's words naming the party we act for (and the counterparty), once chosen."""
+    if sides is None:
+        return text
+    other = sides.counterparty.term if sides.counterparty else None
+    return speak_for(text, client=sides.client.term, counterparty=other)
 
 
 LANGUAGE_OF_CONTRACT = {"zh": "zh-hans", "en": "en"}
@@ -277,6 +307,7 @@ def offline_draft(review: Review) -> dict[str, Any]:
     contract = review.contract
     passages = list(contract.passages.order_by("index"))
     facts = key_facts_find(compiled, contract.text, passages)
+    sides = acting_sides(contract)
     issues = []
     seen: set[tuple[int, str]] = set()
     firings = RuleFiring.objects.filter(review=review).select_related("passage")
@@ -292,7 +323,7 @@ def offline_draft(review: Review) -> dict[str, Any]:
                 "passage": firing.passage.index,
                 "risk": rule.severity,
                 "title": rule.category,
-                "recommendation": rule.standard_position or rule.question,
+                "recommendation": spoken_for(sides, rule.standard_position or rule.question),
             }
         )
     counts = {
@@ -307,6 +338,7 @@ def offline_draft(review: Review) -> dict[str, Any]:
     return {
         "summary": summary,
         "summary_counts": counts,
+        "acting_for": {"name": sides.client.name, "role": sides.client.role} if sides else None,
         "key_facts": {name: fact.as_dict() for name, fact in facts.items()},
         "issues": issues,
     }

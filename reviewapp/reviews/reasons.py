@@ -10,6 +10,8 @@ from django.utils.translation import gettext_lazy as _
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.llm import NO_VERDICT, QUOTE_NOT_FOUND
+from reviewapp.reviews.acting_for.selectors import Sides
+from reviewapp.rules.engine.side import speak_for
 
 LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
 RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"
@@ -105,3 +107,13 @@ def rationale_shown(verification: object) -> str:
 def offline_match_labels() -> dict[str, str]:
     """The offline engine's match, per outcome, in the active language (for page scripts)."""
     return {outcome: str(label) for outcome, label in _OFFLINE_MATCH.items()}
+
+
+def rationale_for_side(verification: object, sides: Sides | None) -> str:
+    """``rationale_shown``, naming the parties by their defined names where the words are our
+    own (a rule's question, which speaks of "our client"); a model's words stay as written."""
+    shown = rationale_shown(verification)
+    if sides is None or getattr(verification, "model", "") not in OWN_ACTORS:
+        return shown
+    other = sides.counterparty.term if sides.counterparty else None
+    return speak_for(shown, client=sides.client.term, counterparty=other)

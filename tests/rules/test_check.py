@@ -126,6 +126,7 @@ def test_playbook_check_settings_are_validated():
         load_playbook_data({**base, "check": {"threshold": 0.5}})
 
 
+# fmt: off
 CONTRACT = """1. Definitions. "Products" means the goods listed in Exhibit A.
 
 2. Audit. Distributor shall keep complete and accurate books and records of all sales of the Products, and Supplier may, upon thirty days notice, inspect and audit such books and records during normal business hours once each calendar year.
@@ -133,7 +134,8 @@ CONTRACT = """1. Definitions. "Products" means the goods listed in Exhibit A.
 3. Notices. All notices under this Agreement shall be in writing and delivered by courier or by registered mail to the addresses set out above.
 
 4. Assignment. Distributor shall not assign or transfer this Agreement or any of its rights hereunder without the prior written consent of Supplier.
-"""
+"""  # noqa: E501
+# fmt: on
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +187,11 @@ def test_hard_and_kept_human_categories_always_stand(shipped):
     keep_human = compile_playbook(
         load_playbook_data(_yaml(source.replace("drop_human: true", "drop_human: false")))
     )
-    text = "7. Liability. The limitations of liability in this Agreement shall not apply to a party's breach of its confidentiality obligations, and each party shall remain liable for all damages.\n"
+    text = (
+        "7. Liability. The limitations of liability in this Agreement shall not apply to a "
+        "party's breach of its confidentiality obligations, and each party shall remain "
+        "liable for all damages.\n"
+    )
     _, hits, checked = _checked(keep_human, router, check, text)
     human = {h.category for h in hits if h.action == "human" and keep_human.routes(h.rule_id)}
     assert human, "the playbook's human rule should fire on this clause"

@@ -12,6 +12,7 @@ from .model import (
     ACTIONS,
     DEFAULT_NEARBY_CHARS,
     LANGUAGES,
+    PROTECTS_CLIENT_POLICIES,
     SCOPES,
     SEVERITIES,
     CheckSettings,
@@ -21,6 +22,7 @@ from .model import (
     RouterSettings,
     Rule,
     RuleError,
+    SideSettings,
 )
 
 _RULE_FIELDS = {
@@ -85,6 +87,7 @@ def load_playbook_data(data: Mapping[str, Any]) -> Playbook:
         description=str(data.get("description") or ""),
         router=_router(data.get("router")),
         check=_check(data.get("check")),
+        side=_side(data.get("side")),
     )
 
 
@@ -100,6 +103,30 @@ def _check(raw: Any) -> CheckSettings:
     return CheckSettings(
         enabled=bool(raw.get("enabled", False)), drop_human=bool(raw.get("drop_human", True))
     )
+
+
+def _side(raw: Any) -> SideSettings:
+    """``side: {protects_client: lower, categories: {Non-Compete: lawyer}}``: what becomes of a
+    flagged clause that only protects the client (lawyer, lower or settle)."""
+    if raw is None:
+        return SideSettings()
+    label = "side"
+    if not isinstance(raw, Mapping) or set(raw) - {"protects_client", "categories"}:
+        raise RuleError(f"{label}: expected {{protects_client, categories}}")
+    policy = _choice(
+        label, "protects_client", raw.get("protects_client", "lawyer"), PROTECTS_CLIENT_POLICIES
+    )
+    categories = raw.get("categories") or {}
+    if not isinstance(categories, Mapping):
+        raise RuleError(f"{label}: categories: expected a mapping of category to a policy")
+    pairs = tuple(
+        (
+            str(category),
+            _choice(f"{label}: categories", _key(category), value, PROTECTS_CLIENT_POLICIES),
+        )
+        for category, value in categories.items()
+    )
+    return SideSettings(protects_client=policy, categories=pairs)
 
 
 def _router(raw: Any) -> RouterSettings:

@@ -99,6 +99,20 @@ class RouterSettings:
         return dict(self.thresholds)
 
 
+# What becomes of a flagged clause that only protects the client (binds the counterparty alone):
+# a lawyer sees it as any other, one severity lower, or it is settled without a lawyer.
+PROTECTS_CLIENT_POLICIES = ("lawyer", "lower", "settle")
+
+
+@dataclass(frozen=True)
+class SideSettings:
+    """The playbook's ``side`` key: the policy for a clause that only protects the client, and
+    per-category overrides."""
+
+    protects_client: str = "lawyer"
+    categories: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass(frozen=True)
 class CheckSettings:
     """The playbook's use of the second-stage check: on or off, and whether it may drop the
@@ -118,6 +132,7 @@ class Playbook:
     description: str = ""
     router: RouterSettings = RouterSettings()
     check: CheckSettings = CheckSettings()
+    side: SideSettings = SideSettings()
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:

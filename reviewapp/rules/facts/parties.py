@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from .dates import MONTHS
 from .model import PARTIES, Fact, PassageText
@@ -84,6 +85,15 @@ _PREAMBLE_END = re.compile(
     r"\bBACKGROUND\b|\bIN\s+CONSIDERATION\s+OF\b|\bagree\s+as\s+follows\b|\bTABLE\s+OF\s+CONTENTS\b"
 )
 _PREAMBLE_CHARS, _LOOK_CHARS, _INTRO_CHARS = 6000, 2500, 1500
+# 北京某某有限公司（以下简称“甲方”）, （下称"许可方"）
+_ZH_CALLED = re.compile(
+    r"[（(]\s*(?:以下|下文|下)?(?:简称|称为|称)\s*[:：]?\s*[“\"「『]?(?P<role>[^”\"」』）)]{1,12}?)"
+    r"[”\"」』]?\s*[）)]"
+)
+_ZH_ROLES = r"甲方|乙方|丙方|丁方|出租方|承租方|卖方|买方|委托方|受托方|许可方|被许可方"
+_DEFINED_ROLE_CHARS = 250
+# Where one party's introduction ends and the next begins ("organized and existing" does not).
+_NEXT_PARTY = re.compile(r";|(?<!organized )(?<!organised )\band\b", re.I)
 _MAX_NAME_WORDS = 12
 _MAX_PARTIES = 8
 
@@ -129,10 +139,7 @@ def parties_shown(parties: Iterable[Mapping[str, str]]) -> str:
 
 def parties_from(words: str) -> list[dict[str, str]]:
     """``[{"name", "role"}]`` for each party the words define, in order."""
-    zh = [
-        {"name": m.group("name").strip(), "role": m.group("role")}
-        for m in _ZH_PARTY.finditer(words)
-    ]
+    zh = chinese_parties(words)
     if zh:
         return _unique(zh)
     labelled = [
@@ -158,6 +165,15 @@ def parties_from(words: str) -> list[dict[str, str]]:
         if len(parties) >= _MAX_PARTIES:
             break
     return _unique(parties)
+
+
+def chinese_parties(words: str) -> list[dict[str, str]]:
+    """The parties of labelled lines (甲方：..., 乙方：...), which need no "between" to read."""
+    found = [
+        {"name": m.group("name").strip(), "role": m.group("role")}
+        for m in _ZH_PARTY.finditer(words)
+    ]
+    return _unique(found)
 
 
 def party_name(words: str) -> str:
@@ -214,3 +230,69 @@ def _unique(parties: list[dict[str, str]]) -> list[dict[str, str]]:
             seen.add(key)
             kept.append(party)
     return kept
+
+
+@dataclass(frozen=True)
+class Party:
+    """A party of a contract: its name as extracted and the role the contract defines for it
+    ("Buyer", "Licensee", "甲方"), blank when the contract defines none."""
+
+    name: str
+    role: str = ""
+
+    @property
+    def term(self) -> str:
+        """How the contract speaks of the party: its defined role, else its name."""
+        return self.role or self.name
+
+    def shown(self) -> str:
+        """ "Borealis Retail Ltd. (Buyer)"."""
+        return parties_shown([{"name": self.name, "role": self.role}])
+
+
+def same_name(one: str, other: str) -> bool:
+    """Whether two spellings name the same party (case and runs of spaces aside)."""
+    return " ".join(one.split()).casefold() == " ".join(other.split()).casefold()
+
+
+def party_named(parties: Iterable[Party], name: str) -> Party | None:
+    return next((party for party in parties if same_name(party.name, name)), None)
+
+
+def defined_role(text: str, name: str) -> str:
+    """The role the contract defines for the party called ``name`` where it introduces it:
+    ``Borealis Retail Ltd. ("Buyer")``, ``... hereinafter referred to as "Licensee"``,
+    ``甲方：某某公司``, ``某某公司（以下简称“甲方”）``; blank when it defines none."""
+    words = [re.escape(word) for word in name.split()]
+    if not words:
+        return ""
+    written = re.compile(r"\s*".join(words) if _is_chinese(name) else r"\s+".join(words), re.I)
+    for match in written.finditer(text):
+        labelled = re.search(
+            rf"(?P<role>{_ZH_ROLES})(?:（[^）]{{0,10}}）)?\s*[:：]\s*$", text[: match.start()][-20:]
+        )
+        if labelled is not None:
+            return labelled.group("role")
+        after = text[match.end() : match.end() + _DEFINED_ROLE_CHARS]
+        role = _role_after(after)
+        if role:
+            return role
+    return ""
+
+
+def _role_after(after: str) -> str:
+    called = _ZH_CALLED.search(after)
+    if called is not None and called.start() < 80:
+        return called.group("role").strip()
+    for found in _ROLE.finditer(after):
+        if _NEXT_PARTY.search(after, 0, found.start()):
+            break  # past this party: the role defined next is another party's
+        said = found.group("role") or found.group("called") or found.group("bare") or ""
+        role = " ".join(said.split()).strip(" .,")
+        if _is_role(role):
+            return role
+    return ""
+
+
+def _is_chinese(words: str) -> bool:
+    return any("\u4e00" <= char <= "\u9fff" for char in words)
