@@ -12,6 +12,7 @@ BENCHMARKS = [
     "bench_segment.py",
     "bench_scan.py",
     "bench_router.py",
+    "bench_check.py",
     "bench_model.py",
     "bench_model_batch.py",
     "bench_sockets.py",

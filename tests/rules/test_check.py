@@ -98,7 +98,12 @@ def test_a_file_that_needs_pickle_is_refused(tmp_path):
 
 def test_explanation_names_the_weighing_features(trained):
     model, _, examples = trained
-    features = dict(model.explain(examples[1].text[0], examples[1].shape[0]))
+    from reviewapp.rules.check.model import feature_matrix
+
+    example = examples[1]
+    matrix = feature_matrix(example.text, example.shape, model.idf)
+    tokens = [t + s for t, s in zip(example.text, example.shape, strict=True)]
+    features = dict(model.explain(matrix, tokens)[0])
     assert features  # the audit words push up, the secondary rule's kind pushes down
     assert any(weight > 0 for weight in features.values())
 

@@ -41,28 +41,48 @@ def check_hits(
     found, text, shape = document_candidates(
         compiled, segments, hits, scanned.tokens, columns, scanned.probabilities
     )
-    scores = model.probabilities(feature_matrix(text, shape, model.idf))
+    matrix = feature_matrix(text, shape, model.idf)
+    scores = model.probabilities(matrix)
     human = {h.rule_id for h in hits if h.action == "human" and compiled.routes(h.rule_id)}
     drop_human = compiled.playbook.check.drop_human
+    kept = [_kept_because(model, c, human, drop_human) for c in found]
+    stands = [
+        bool(kept[k]) or float(scores[k]) >= model.threshold(c.category)
+        for k, c in enumerate(found)
+    ]
+    explained = _explained(model, matrix, found, text, shape, scores, stands)
     result = {}
     for k, candidate in enumerate(found):
-        threshold = model.threshold(candidate.category)
-        kept = (
-            "hard-rule"
-            if candidate.hard
-            else "human-rule"
-            if not drop_human and human.intersection(candidate.rule_ids)
-            else "not-tuned"
-            if candidate.category not in model.thresholds
-            else ""
-        )
-        score = float(scores[k])
         result[(segments[candidate.row].index, candidate.category)] = Checked(
             category=candidate.category,
-            score=round(score, 4),
-            threshold=round(threshold, 4),
-            stands=bool(kept) or score >= threshold,
-            kept_because=kept,
-            features=model.explain(text[k], shape[k]),
+            score=round(float(scores[k]), 4),
+            threshold=round(model.threshold(candidate.category), 4),
+            stands=stands[k],
+            kept_because=kept[k],
+            features=explained.get(k, ()),
         )
     return result
+
+
+def _kept_because(model: CheckModel, candidate: Any, human: set[str], drop_human: bool) -> str:
+    if candidate.hard:
+        return "hard-rule"
+    if not drop_human and human.intersection(candidate.rule_ids):
+        return "human-rule"
+    if candidate.category not in model.thresholds:
+        return "not-tuned"
+    return ""
+
+
+def _explained(model, matrix, found, text, shape, scores, stands) -> dict[int, tuple]:
+    """Explanations of what a lawyer may read: every standing category, and on a passage the
+    check settles, its best-scoring one (explaining all would double the check's cost)."""
+    best: dict[int, int] = {}
+    for k, candidate in enumerate(found):
+        if candidate.row not in best or scores[k] > scores[best[candidate.row]]:
+            best[candidate.row] = k
+    rows = sorted({k for k, stand in enumerate(stands) if stand} | set(best.values()))
+    if not rows:
+        return {}
+    tokens = [text[k] + shape[k] for k in rows]
+    return dict(zip(rows, model.explain(matrix[rows], tokens), strict=True))

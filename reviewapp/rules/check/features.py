@@ -1,9 +1,9 @@
 """What the second-stage check reads of a (passage, category) the first stage named.
 
-Two blocks of hashed tokens. The *text* block is the router's view of the passage (its words and
-word pairs, heading words, neighbours' words), each token crossed with the category, so one
-linear model learns per category which words make the clause. The *shape* block says how the
-first stage came to name the category, both plain and crossed with the category: which rules
+Two blocks of hashed tokens. The *text* block is the passage's words and its heading's words
+(from the router's tokens), each crossed with the category, so one linear model learns per
+category which words make the clause. The *shape* block says how the first stage came to name
+the category, both plain and crossed with the category: which rules
 fired (by id, and by kind: a routing rule, a secondary ``only_with`` rule, the router routing or
 only attaching), the router's probability for the category in logit bins, how many categories
 the passage names, where this one ranks among them, the passage's length and position, whether
@@ -102,9 +102,17 @@ def shape_tokens(
     return plain + crossed
 
 
-def text_tokens(category: str, passage_tokens: Sequence[str]) -> list[str]:
-    """The router's tokens of the passage, crossed with the category."""
-    return [f"{category}|{token}" for token in passage_tokens]
+def text_tokens(category: str, passage_words: Sequence[str]) -> list[str]:
+    """``passage_words`` (``text_words`` of the passage) crossed with the category."""
+    return [f"{category}|{token}" for token in passage_words]
+
+
+def text_words(passage_tokens: Sequence[str]) -> list[str]:
+    """The passage's words and its heading's words, of the router's tokens. Word pairs and the
+    neighbours' words are left out: by document folds they kept nothing more at equal recall
+    (passage precision 0.434 with them, 0.439 without, at recall 0.80) for four times the
+    check's training time."""
+    return [t for t in passage_tokens if t.startswith("h:") or (t[:2] == "w:" and " " not in t)]
 
 
 def _kind(rule_id: str, routes: dict[str, bool]) -> str:

@@ -85,19 +85,36 @@ class CheckModel:
         """A category the check was not tuned for always stands (0.0)."""
         return float(self.thresholds.get(category, 0.0))
 
-    def explain(self, text: list[str], shape: list[str], top: int = EXPLAIN_FEATURES) -> tuple:
-        """The features that weighed most, either way: (feature, weight) pairs."""
+    def explain(
+        self,
+        matrix: sparse.csr_matrix,
+        tokens: Sequence[Sequence[str]],
+        top: int = EXPLAIN_FEATURES,
+    ) -> list[tuple[tuple[str, float], ...]]:
+        """Per row of ``matrix`` (``feature_matrix`` of the candidates whose text and shape
+        tokens are ``tokens``), the features that weighed most either way: (feature, weight).
+        The columns come from the matrix; they are named from one hash of each of the
+        document's distinct tokens (a token-by-token search costs ten times more)."""
         from sklearn.utils import murmurhash3_32
 
-        weights = []
-        for token in set(text) | set(shape):
-            column = abs(murmurhash3_32(token, seed=0)) % N_FEATURES
-            scale = float(self.idf[column]) if token in text else 1.0
-            weight = float(self.coef[column]) * (scale or 1.0)
-            if weight:
-                weights.append((token.partition("|")[2] or token, round(weight, 2)))
-        weights.sort(key=lambda pair: -abs(pair[1]))
-        return tuple(weights[:top])
+        names = {
+            _column(murmurhash3_32(token, seed=0)): token
+            for token in {token for row in tokens for token in row}
+        }
+        found = []
+        for row in range(matrix.shape[0]):
+            start, end = matrix.indptr[row], matrix.indptr[row + 1]
+            columns = matrix.indices[start:end]
+            weights = matrix.data[start:end] * self.coef[columns]
+            order = np.argsort(-np.abs(weights))[:top]
+            found.append(
+                tuple(
+                    (_shown(names.get(int(columns[k]), "?")), round(float(weights[k]), 2))
+                    for k in order
+                    if weights[k]
+                )
+            )
+        return found
 
     @property
     def label(self) -> str:
@@ -150,6 +167,19 @@ def load_check(source: str | Path | bytes) -> CheckModel:
     thresholds = {k: float(v) for k, v in header["thresholds"].items()}
     meta = dict(header.get("meta") or {})
     return CheckModel(idf, coef, float(header["intercept"]), (a, b), thresholds, meta)
+
+
+def _column(value: int) -> int:
+    """The column ``hasher()`` gives a token of signed MurmurHash3 ``value`` (scikit-learn's
+    ``abs`` of the hash, where the lowest int32 wraps)."""
+    if value == -(2**31):
+        return (2**31 - 1 - (N_FEATURES - 1)) % N_FEATURES
+    return abs(value) % N_FEATURES
+
+
+def _shown(token: str) -> str:
+    """A feature without its category prefix ("Audit Rights|w:audit" reads "w:audit")."""
+    return token.partition("|")[2] or token
 
 
 def logit(probability: float) -> float:

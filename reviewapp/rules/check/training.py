@@ -27,7 +27,14 @@ from reviewapp.rules.router import training as router_training
 from reviewapp.rules.router.flags import merge_hits, router_scan
 from reviewapp.rules.router.model import RouterModel
 
-from .features import Candidate, PassageFacts, candidates, shape_tokens, text_tokens
+from .features import (
+    Candidate,
+    PassageFacts,
+    candidates,
+    shape_tokens,
+    text_tokens,
+    text_words,
+)
 from .model import N_FEATURES, CheckModel, feature_matrix, hasher
 
 C_REGULARISATION = 1.0
@@ -91,22 +98,35 @@ def document_candidates(
         by_row.setdefault(candidate.row, []).append(candidate)
     total = max(len(segments) - 1, 1)
     text, shape = [], []
+    words: dict[int, list[str]] = {}
+    facts: dict[int, PassageFacts] = {}
     for candidate in found:
-        segment = segments[candidate.row]
-        row_probabilities = (
-            {c: float(probabilities[candidate.row, k]) for c, k in columns.items()}
-            if columns is not None and probabilities is not None
-            else {}
-        )
-        facts = PassageFacts(
-            chars=segment.end - segment.start,
-            position=candidate.row / total,
-            is_heading=bool(getattr(segment, "is_heading", False)),
-            probabilities=row_probabilities,
-        )
-        text.append(text_tokens(candidate.category, tokens[candidate.row]))
-        shape.append(shape_tokens(candidate, facts, by_row[candidate.row], routes))
+        row = candidate.row
+        if row not in facts:
+            segment = segments[row]
+            facts[row] = PassageFacts(
+                chars=segment.end - segment.start,
+                position=row / total,
+                is_heading=bool(getattr(segment, "is_heading", False)),
+                probabilities=_row_probabilities(columns, probabilities, row, by_row[row]),
+            )
+            words[row] = text_words(tokens[row])
+        text.append(text_tokens(candidate.category, words[row]))
+        shape.append(shape_tokens(candidate, facts[row], by_row[row], routes))
     return found, text, shape
+
+
+def _row_probabilities(
+    columns: dict[str, int] | None,
+    probabilities: np.ndarray | None,
+    row: int,
+    named: list[Candidate],
+) -> dict[str, float]:
+    """The router's probabilities of the categories named on a passage (what the shape reads)."""
+    if columns is None or probabilities is None:
+        return {}
+    wanted = {c.category for c in named if c.category in columns}
+    return {c: float(probabilities[row, columns[c]]) for c in wanted}
 
 
 def examples_from_documents(
@@ -132,8 +152,10 @@ def examples_from_documents(
         for doc, segments in zip(documents, segmented, strict=True)
     ]
     log(f"segmented and scanned in {time.perf_counter() - started:.0f} s")
-    probabilities = router_scores or _router_out_of_fold(
-        documents, categories, segmented, rule_hits, folds, log
+    # The router's own categories, in its order: its thresholds and rule ids follow them.
+    routed = list(router.categories) if router is not None else []
+    probabilities = router_scores or (
+        _router_out_of_fold(documents, routed, segmented, rule_hits, folds, log) if routed else None
     )
     examples = []
     for n, doc in enumerate(documents):

@@ -110,7 +110,8 @@ def _flags(
                 match_start=segment.start,
                 match_end=segment.end,
                 score=round(float(probabilities[row, column]), 3),
-                words=model.explain(features[row], int(column)),
+                # A near-threshold name is never shown with its words (see the review page).
+                words=() if context else model.explain(features[row], int(column)),
             )
         )
     return found

@@ -35,6 +35,14 @@ class Command(BaseCommand):
             help="off (rules only), shipped (the shipped model: only for documents it was not "
             "trained on), a model FILE, or cross-validate (train and score by folds)",
         )
+        parser.add_argument(
+            "--check",
+            choices=["off", "cross-validate"],
+            default="off",
+            help="cross-validate: what reaches a lawyer (items per contract, passage and "
+            "category precision, categories per item), first stage and with the second-stage "
+            "check, by document folds",
+        )
         parser.add_argument("--folds", type=int, default=5)
         parser.add_argument(
             "--organisation", help="score on this organisation's lawyers' decisions instead"
@@ -45,7 +53,9 @@ class Command(BaseCommand):
         folder = Path(options["directory"])
         if not (folder / "labels.jsonl").is_file():
             raise CommandError(f"{folder} has no labels.jsonl (see README: evaluate_playbook).")
-        if options["organisation"]:
+        if options["check"] == "cross-validate":
+            report = self._check(folder, options)
+        elif options["organisation"]:
             report = self._decisions(options)
         elif options["router"] == "cross-validate":
             report = self._cross_validated(folder, options)
@@ -54,6 +64,10 @@ class Command(BaseCommand):
             report = evaluate(folder, self._playbook(options["playbook"]), router=router)
         if options["format"] == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        elif options["check"] == "cross-validate":
+            from reviewapp.rules.check_training import format_lawyer_figures
+
+            self.stdout.write(format_lawyer_figures(report))
         elif options["organisation"]:
             self.stdout.write(_decisions_table(report))
         elif "rules" in report:
@@ -73,6 +87,20 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         scores = training.out_of_fold(examples, categories, folds=options["folds"])
         return training.cross_validated_report(examples, scores)
+
+    def _check(self, folder: Path, options: dict[str, Any]) -> dict[str, Any]:
+        from reviewapp.rules.check_training import check_cross_validated
+        from reviewapp.rules.router_training import RouterTrainingError
+
+        try:
+            return check_cross_validated(
+                folder=folder,
+                playbook=options["playbook"],
+                folds=options["folds"],
+                log=lambda line: self.stderr.write(line),
+            )
+        except RouterTrainingError as error:
+            raise CommandError(str(error)) from error
 
     def _decisions(self, options: dict[str, Any]) -> dict[str, Any]:
         from reviewapp.accounts.models import Organisation
