@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -34,7 +34,6 @@ from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.audit.services import audit_record
 from reviewapp.contracts.models import Contract, Passage, PassageState
-from reviewapp.contracts.normalise import normalise
 from reviewapp.portfolio.ranks import worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.queue.services import queue_item_open
@@ -52,12 +51,10 @@ from reviewapp.reviews.models import (
     Verification,
     VerificationStatus,
 )
-from reviewapp.reviews.services import review_refresh_status
+from reviewapp.reviews.services import first_stage_scan, review_refresh_status, rule_firings
 from reviewapp.rules.detect import detect_contract_type, detect_language
-from reviewapp.rules.engine import passage_states, scan
+from reviewapp.rules.engine import passage_states
 from reviewapp.rules.models import PlaybookVersion
-from reviewapp.rules.router.flags import merge_hits, router_hits
-from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
 
 RERUN_ROLES = frozenset({Role.ADMIN, Role.REVIEWER})
@@ -82,6 +79,8 @@ class NewScan:
     hits: list[Any]
     states: list[str]
     scan_ms: float
+    checked: dict[tuple[int, str], Any] = field(default_factory=dict)
+    check_label: str = ""
 
 
 def user_may_rerun(*, user: Any, matter_id: int) -> bool:
@@ -107,7 +106,11 @@ def contract_rerun(*, contract_id: int, user: Any = None) -> ReviewSnapshot:
             gettext("The review is still being drafted or checked; re-run it when that is done."),
         )
     new = _scan(contract)
-    if new.version.pk == review.playbook_version_id and new.router_label == review.router_version:
+    if (
+        new.version.pk == review.playbook_version_id
+        and new.router_label == review.router_version
+        and new.check_label == review.check_version
+    ):
         raise RerunRefused(
             "CURRENT",
             gettext("Already reviewed with %(version)s, the playbook in force.")
@@ -150,16 +153,28 @@ def _scan(contract: Contract) -> NewScan:
     version = playbook_version_for(organisation_id=organisation_id, language=language)
     compiled = playbook_compiled(version)
     passages = list(contract.passages.order_by("index"))
-    hits = scan(compiled, contract.text, passages, contract_type=contract_type)
-    router_label = ""
-    if compiled.playbook.router.enabled:
-        router, router_label = router_for(organisation_id=organisation_id, language=language)
-        hits = merge_hits(
-            compiled, hits, router_hits(compiled, router, contract.text, passages, hits)
-        )
-    states = list(passage_states(passages, hits))
+    found = first_stage_scan(
+        compiled=compiled,
+        organisation_id=organisation_id,
+        language=language,
+        text=contract.text,
+        passages=passages,
+        contract_type=contract_type,
+    )
+    states = list(passage_states(passages, found.hits))
     scan_ms = round((time.perf_counter() - started) * 1000, 1)
-    return NewScan(version, router_label, language, contract_type, passages, hits, states, scan_ms)
+    return NewScan(
+        version,
+        found.router_label,
+        language,
+        contract_type,
+        passages,
+        found.hits,
+        states,
+        scan_ms,
+        found.checked,
+        found.check_label,
+    )
 
 
 def snapshot_take(*, review: Review, user: Any = None) -> ReviewSnapshot:
@@ -265,8 +280,17 @@ def _apply(review: Review, snapshot: ReviewSnapshot, new: NewScan) -> None:
     _record_transitions(review, new, changed)
     review.playbook_version = new.version
     review.router_version = new.router_label
+    review.check_version = new.check_label
     review.scan_ms = new.scan_ms
-    review.save(update_fields=["playbook_version", "router_version", "scan_ms", "updated_at"])
+    review.save(
+        update_fields=[
+            "playbook_version",
+            "router_version",
+            "check_version",
+            "scan_ms",
+            "updated_at",
+        ]
+    )
     Contract.objects.filter(pk=review.contract_id).update(
         language=new.language, contract_type=new.contract_type
     )
@@ -290,38 +314,10 @@ def _withdraw_items(review: Review, passages: list[Passage], states: list[str]) 
 
 
 def _record_firings(review: Review, new: NewScan, states: list[str]) -> None:
-    normalised = normalise(review.contract.text)
-    seen: set[int] = set()
-    firings = []
-    for hit in new.hits:
-        passage = new.passages[hit.segment_index]
-
-        def within(offset: int, passage: Passage = passage) -> int:
-            relative = normalised.from_source(offset) - normalised.from_source(passage.start)
-            return min(max(relative, 0), len(passage.text))
-
-        firings.append(
-            RuleFiring(
-                review=review,
-                passage=passage,
-                playbook_version=new.version,
-                rule_id=hit.rule_id,
-                category=hit.category,
-                action=hit.action,
-                severity=hit.severity,
-                match_start=hit.match_start,
-                match_end=hit.match_end,
-                passage_state=states[hit.segment_index],
-                passage_chars=passage.end - passage.start,
-                passage_first=passage.pk not in seen,
-                score=hit.score,
-                words=list(hit.words),
-                text_start=within(hit.match_start),
-                text_end=within(hit.match_end),
-            )
-        )
-        seen.add(passage.pk)
-    RuleFiring.objects.bulk_create(firings, batch_size=500)
+    rows = rule_firings(
+        review=review, passages=new.passages, hits=new.hits, states=states, checked=new.checked
+    )
+    RuleFiring.objects.bulk_create(rows, batch_size=500)
 
 
 def _record_transitions(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -36,7 +38,7 @@ from reviewapp.reviews.transitions import (
 from reviewapp.rules.check.apply import Checked, check_hits
 from reviewapp.rules.checks import check_for
 from reviewapp.rules.detect import detect_contract_type, detect_language
-from reviewapp.rules.engine import passage_states, scan
+from reviewapp.rules.engine import CompiledPlaybook, RuleHit, passage_states, scan
 from reviewapp.rules.router.flags import merge_hits, router_scan
 from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
@@ -78,17 +80,15 @@ def review_scan(
     )
     compiled = playbook_compiled(version)
     passages = list(contract.passages.order_by("index"))
-    hits = scan(compiled, contract.text, passages, contract_type=contract_type)
-    router, router_label = None, ""
-    if compiled.playbook.router.enabled:
-        organisation_id = contract.matter.organisation_id
-        router, router_label = router_for(organisation_id=organisation_id, language=language)
-    scanned = router_scan(compiled, router, contract.text, passages, hits)
-    hits = merge_hits(compiled, hits, scanned.hits)
-    check, check_label = (
-        check_for(language=language) if compiled.playbook.check.enabled else (None, "")
+    found = first_stage_scan(
+        compiled=compiled,
+        organisation_id=contract.matter.organisation_id,
+        language=language,
+        text=contract.text,
+        passages=passages,
+        contract_type=contract_type,
     )
-    checked = check_hits(compiled, check, passages, hits, scanned)
+    hits, checked = found.hits, found.checked
     states = passage_states(passages, hits)
     scan_ms = round((time.perf_counter() - started) * 1000, 1)
     with transaction.atomic():
@@ -108,8 +108,8 @@ def review_scan(
             char_count=sum(passage.end - passage.start for passage in passages),
             scan_ms=scan_ms,
             engine=engine or settings.REVIEW_ENGINE,
-            router_version=router_label,
-            check_version=check_label if checked else "",
+            router_version=found.router_label,
+            check_version=found.check_label,
         )
         _record_scan(review, passages, hits, states, checked)
         for passage in passages:
@@ -137,38 +137,13 @@ def _record_scan(
     states: list[str],
     checked: dict[tuple[int, str], Checked],
 ) -> None:
-    normalised = normalise(review.contract.text)
-
-    def within(passage: Passage, offset: int) -> int:
-        """A contract offset as an offset into the passage's normalised text."""
-        relative = normalised.from_source(offset) - normalised.from_source(passage.start)
-        return min(max(relative, 0), len(passage.text))
-
     by_passage: dict[int, list] = defaultdict(list)
     for hit in hits:
         by_passage[hit.segment_index].append(hit)
     version = review.playbook_version
     RuleFiring.objects.bulk_create(
-        RuleFiring(
-            review=review,
-            passage=passages[hit.segment_index],
-            playbook_version=version,
-            rule_id=hit.rule_id,
-            category=hit.category,
-            action=hit.action,
-            severity=hit.severity,
-            match_start=hit.match_start,
-            match_end=hit.match_end,
-            passage_state=states[hit.segment_index],
-            passage_chars=passages[hit.segment_index].end - passages[hit.segment_index].start,
-            passage_first=hit is by_passage[hit.segment_index][0],
-            score=hit.score,
-            words=list(hit.words),
-            **_check_fields(checked.get((hit.segment_index, hit.category))),
-            text_start=within(passages[hit.segment_index], hit.match_start),
-            text_end=within(passages[hit.segment_index], hit.match_end),
-        )
-        for hit in hits
+        rule_firings(review=review, passages=passages, hits=hits, states=states, checked=checked),
+        batch_size=500,
     )
     transitions = []
     for passage, state in zip(passages, states, strict=True):
@@ -189,6 +164,86 @@ def _record_scan(
     Passage.objects.bulk_update(passages, ["state"], batch_size=500)
     PassageTransition.objects.bulk_create(transitions, batch_size=500)
     audit_passage_transitions(transitions=transitions)
+
+
+@dataclass
+class FirstStage:
+    """What the first stage and the check made of a contract: every hit, the check's word on
+    each (passage index, category), and the versions they ran with."""
+
+    hits: list[RuleHit]
+    checked: dict[tuple[int, str], Checked]
+    router_label: str
+    check_label: str
+
+
+def first_stage_scan(
+    *,
+    compiled: CompiledPlaybook,
+    organisation_id: int,
+    language: str,
+    text: str,
+    passages: Sequence[Passage],
+    contract_type: str | None,
+) -> FirstStage:
+    """Rules, the learned router where the playbook has it on, then the second-stage check
+    where it has that on: the one scan that a review and a re-run both make."""
+    hits = scan(compiled, text, passages, contract_type=contract_type)
+    router, router_label = None, ""
+    if compiled.playbook.router.enabled:
+        router, router_label = router_for(organisation_id=organisation_id, language=language)
+    scanned = router_scan(compiled, router, text, passages, hits)
+    hits = merge_hits(compiled, hits, scanned.hits)
+    check, check_label = (None, "")
+    if compiled.playbook.check.enabled:
+        check, check_label = check_for(language=language)
+    checked = check_hits(compiled, check, passages, hits, scanned)
+    return FirstStage(hits, checked, router_label, check_label if checked else "")
+
+
+def rule_firings(
+    *,
+    review: Review,
+    passages: Sequence[Passage],
+    hits: Sequence[RuleHit],
+    states: Sequence[str],
+    checked: dict[tuple[int, str], Checked],
+) -> list[RuleFiring]:
+    """The firing rows of a scan (not saved), with the check's word on each."""
+    normalised = normalise(review.contract.text)
+
+    def within(passage: Passage, offset: int) -> int:
+        """A contract offset as an offset into the passage's normalised text."""
+        relative = normalised.from_source(offset) - normalised.from_source(passage.start)
+        return min(max(relative, 0), len(passage.text))
+
+    seen: set[int] = set()
+    rows = []
+    for hit in hits:
+        passage = passages[hit.segment_index]
+        rows.append(
+            RuleFiring(
+                review=review,
+                passage=passage,
+                playbook_version=review.playbook_version,
+                rule_id=hit.rule_id,
+                category=hit.category,
+                action=hit.action,
+                severity=hit.severity,
+                match_start=hit.match_start,
+                match_end=hit.match_end,
+                passage_state=states[hit.segment_index],
+                passage_chars=passage.end - passage.start,
+                passage_first=hit.segment_index not in seen,
+                score=hit.score,
+                words=list(hit.words),
+                text_start=within(passage, hit.match_start),
+                text_end=within(passage, hit.match_end),
+                **_check_fields(checked.get((hit.segment_index, hit.category))),
+            )
+        )
+        seen.add(hit.segment_index)
+    return rows
 
 
 def _check_fields(checked: Checked | None) -> dict[str, Any]:

@@ -174,3 +174,24 @@ def test_queue_item_asks_one_question_with_the_rest_behind_why(reviewed, client,
     assert "May the counterparty audit" in page
     assert "Is a share of revenue payable?" not in page  # its category was dropped
     assert "dropped by the check:" in page
+
+
+def test_a_rerun_with_a_new_check_applies_it(reviewed, reviewer, monkeypatch):
+    from reviewapp.portfolio.rerun import contract_rerun
+    from reviewapp.reviews.inline import review_model_work_run
+
+    contract, review = reviewed
+    review_model_work_run(review_id=review.pk)  # the draft: a re-run waits for model work
+    looser = _check({"Anti-Assignment": 0.1, "Audit Rights": 0.1, "Revenue/Profit Sharing": 0.5})
+    monkeypatch.setattr(review_services, "check_for", lambda language: (looser, "check-en@v2"))
+    contract_rerun(contract_id=contract.pk, user=reviewer)
+    for verification in Verification.objects.filter(review=review, status="QUEUED"):
+        verifications_run(review_id=review.pk, verification_ids=[verification.pk])
+    review.refresh_from_db()
+    assert review.check_version == "check-en@v2"
+    assignment = contract.passages.get(text__startswith="1.")
+    assert assignment.state == PassageState.NEEDS_HUMAN_REVIEW  # the new check keeps it
+    firing = RuleFiring.objects.get(passage=assignment)
+    assert not firing.dropped and firing.check_threshold == pytest.approx(0.1)
+    audit = contract.passages.get(text__startswith="2.")
+    assert RuleFiring.objects.get(passage=audit, category="Revenue/Profit Sharing").dropped
