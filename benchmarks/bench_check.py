@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _memory import child_memory, rss_mb  # noqa: E402
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -93,9 +95,7 @@ def _timing(args: argparse.Namespace) -> bool:
 
 
 def _memory(args: argparse.Namespace) -> bool:
-    command = [sys.executable, __file__, "--memory-child", "--cuad", str(args.cuad)]
-    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
-    before, after = (float(value) for value in output.split())
+    before, after = child_memory(__file__, "--cuad", str(args.cuad))
     grown = after - before
     print(
         f"resident memory: {before:.0f} MB with the app's modules, {after:.0f} MB with the router "
@@ -116,20 +116,12 @@ def _memory_child(args: argparse.Namespace) -> int:
 
     documents, _ = load_documents(args.cuad)
     compile_playbook(load_playbook(PLAYBOOK))
-    before = _rss_mb()
+    before = rss_mb()
     compiled, router, check = _models()
     for doc in documents[:20]:
         _first_stage_and_check(compiled, router, check, doc.text)
-    print(before, _rss_mb())
+    print(before, rss_mb())
     return 0
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 if __name__ == "__main__":

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _memory import child_memory, rss_mb  # noqa: E402
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -89,21 +91,7 @@ def _timing(args: argparse.Namespace) -> bool:
 
 
 def _memory(args: argparse.Namespace) -> bool:
-    output = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--memory-child",
-            "--cuad",
-            str(args.cuad),
-            "--model",
-            str(args.model),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    before, after = (float(value) for value in output.split())
+    before, after = child_memory(__file__, "--cuad", str(args.cuad), "--model", str(args.model))
     grown = after - before
     print(
         f"resident memory: {before:.0f} MB with the app's modules, {after:.0f} MB with the router "
@@ -123,7 +111,7 @@ def _memory_child(args: argparse.Namespace) -> int:
 
     documents, _ = load_documents(args.cuad)
     compiled = compile_playbook(load_playbook(PLAYBOOK))
-    before = _rss_mb()
+    before = rss_mb()
     from reviewapp.rules.router.flags import router_hits
     from reviewapp.rules.router.model import load_router
 
@@ -131,16 +119,8 @@ def _memory_child(args: argparse.Namespace) -> int:
     for doc in documents[:20]:
         segments = segment(doc.text)
         router_hits(compiled, model, doc.text, segments, scan(compiled, doc.text, segments))
-    print(before, _rss_mb())
+    print(before, rss_mb())
     return 0
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 if __name__ == "__main__":

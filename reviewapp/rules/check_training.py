@@ -12,12 +12,9 @@ from reviewapp.contracts.segmentation import segment
 from reviewapp.rules.check import training
 from reviewapp.rules.check.model import CheckModel
 from reviewapp.rules.detect import detect_contract_type
-from reviewapp.rules.engine import compile_playbook, load_playbook
-from reviewapp.rules.evaluation import load_documents
 from reviewapp.rules.router import shipped_router_path
 from reviewapp.rules.router.model import load_router
-from reviewapp.rules.router_training import RouterTrainingError
-from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.rules.router_training import labelled_folder
 
 Log = Callable[[str], None]
 
@@ -30,20 +27,7 @@ def check_examples(
     folder: Path, playbook: str = "commercial-en", *, folds: int = 5, log: Log = _quiet
 ) -> list[training.CheckExample]:
     """Every labelled document's candidates, with router scores out of fold (a few minutes)."""
-    path = DEFAULTS_DIR / f"{playbook}.yaml"
-    if not path.is_file():
-        raise RouterTrainingError(f"No shipped playbook named {playbook!r}.")
-    try:
-        documents, categories = load_documents(folder)
-    except (OSError, ValueError, KeyError) as error:
-        raise RouterTrainingError(
-            f"{folder}: cannot read the labelled documents: {error}"
-        ) from error
-    if len(documents) < 2 * folds:
-        raise RouterTrainingError(
-            f"{folder}: {len(documents)} documents; at least {2 * folds} are needed."
-        )
-    compiled = compile_playbook(load_playbook(path))
+    compiled, documents, categories = labelled_folder(folder, playbook, minimum=2 * folds)
     language = compiled.playbook.language
     router = (
         load_router(shipped_router_path(language)) if compiled.playbook.router.enabled else None

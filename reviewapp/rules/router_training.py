@@ -47,9 +47,11 @@ def rule_scanner(compiled: CompiledPlaybook) -> Callable[[str, Any], tuple[list,
     return run
 
 
-def folder_examples(
-    folder: Path, playbook: str = "commercial-en"
-) -> tuple[list[training.Example], list[str]]:
+def labelled_folder(
+    folder: Path, playbook: str, *, minimum: int
+) -> tuple[CompiledPlaybook, list[Any], list[str]]:
+    """A shipped playbook compiled, and a labelled folder's documents and clause categories;
+    RouterTrainingError with a sentence for a user when either is missing or too small."""
     path = DEFAULTS_DIR / f"{playbook}.yaml"
     if not path.is_file():
         raise RouterTrainingError(f"No shipped playbook named {playbook!r}.")
@@ -59,9 +61,17 @@ def folder_examples(
         raise RouterTrainingError(
             f"{folder}: cannot read the labelled documents: {error}"
         ) from error
-    if len(documents) < 10:
-        raise RouterTrainingError(f"{folder}: {len(documents)} documents; at least 10 are needed.")
-    compiled = compile_playbook(load_playbook(path))
+    if len(documents) < minimum:
+        raise RouterTrainingError(
+            f"{folder}: {len(documents)} documents; at least {minimum} are needed."
+        )
+    return compile_playbook(load_playbook(path)), list(documents), categories
+
+
+def folder_examples(
+    folder: Path, playbook: str = "commercial-en"
+) -> tuple[list[training.Example], list[str]]:
+    compiled, documents, categories = labelled_folder(folder, playbook, minimum=10)
     examples = training.examples_from_documents(
         documents, categories, scanner=rule_scanner(compiled), segmenter=segment
     )

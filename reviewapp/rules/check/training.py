@@ -194,16 +194,7 @@ def _router_out_of_fold(documents, categories, segmented, rule_hits, folds, log)
 def _example(compiled, doc, categories, segments, hits, tokens, columns, scores) -> CheckExample:
     found, text, shape = document_candidates(compiled, segments, hits, tokens, columns, scores)
     wanted = set(categories)
-    labels: list[set[str]] = [set() for _ in segments]
-    clauses = []
-    for category, spans in doc.labels.items():
-        if category not in wanted:
-            continue
-        for start, end in spans:
-            rows = [i for i, s in enumerate(segments) if s.start < end and start < s.end]
-            for i in rows:
-                labels[i].add(category)
-            clauses.append((category, rows))
+    labels, clauses = router_training.passage_labels(doc.labels, segments, wanted)
     states = passage_states(segments, hits)
     row_of = {s.index: n for n, s in enumerate(segments)}
     example = CheckExample(

@@ -77,16 +77,7 @@ def examples_from_documents(
         texts = [getattr(s, "text", None) or doc.text[s.start : s.end] for s in segments]
         routed, fired = scanner(doc.text, segments) if scanner else ([False] * len(segments), [])
         fired = fired or [frozenset()] * len(segments)
-        labels: list[set[str]] = [set() for _ in segments]
-        clauses = []
-        for category, spans in doc.labels.items():
-            if category not in wanted:
-                continue
-            for start, end in spans:
-                overlap = [i for i, s in enumerate(segments) if s.start < end and start < s.end]
-                for i in overlap:
-                    labels[i].add(category)
-                clauses.append((category, overlap))
+        labels, clauses = passage_labels(doc.labels, segments, wanted)
         examples.append(
             Example(
                 id=doc.id,
@@ -101,6 +92,26 @@ def examples_from_documents(
             )
         )
     return examples
+
+
+def passage_labels(
+    spans_by_category: dict[str, list[tuple[int, int]]],
+    segments: Sequence[Any],
+    wanted: set[str],
+) -> tuple[list[set[str]], list[tuple[str, list[int]]]]:
+    """Per passage, the categories labelled on it; and each labelled clause of a ``wanted``
+    category with the passages (positions) it overlaps."""
+    labels: list[set[str]] = [set() for _ in segments]
+    clauses = []
+    for category, spans in spans_by_category.items():
+        if category not in wanted:
+            continue
+        for start, end in spans:
+            overlap = [i for i, s in enumerate(segments) if s.start < end and start < s.end]
+            for i in overlap:
+                labels[i].add(category)
+            clauses.append((category, overlap))
+    return labels, clauses
 
 
 def fit(
