@@ -77,7 +77,8 @@ class FiringSummary:
         return set(self.rule_ids)
 
     def all_categories(self) -> list[str]:
-        found = {c for ids in (self.categories, self.related) for cs in ids.values() for c in cs}
+        every = (self.categories, self.related, self.dropped)
+        found = {c for ids in every for cs in ids.values() for c in cs}
         return sorted(found)
 
     def all_severities(self) -> list[str]:
@@ -323,7 +324,9 @@ def _filtered(
         ids = {
             pk
             for pk in summary.flagged
-            if wanted.category in summary.categories[pk] or wanted.category in summary.related[pk]
+            if wanted.category in summary.categories[pk]
+            or wanted.category in summary.related[pk]
+            or wanted.category in summary.dropped[pk]
         }
         passages = passages.filter(pk__in=ids)
     if wanted.severity:
