@@ -274,8 +274,9 @@ def _load(url: str, g: Generator) -> None:
             cursor,
             "reviews_rulefiring",
             "review_id, passage_id, playbook_version_id, rule_id, category, action, severity, "
-            "match_start, match_end, passage_state, passage_chars, passage_first, words",
-            ((*row[:6], "high", *row[6:], "[]") for row in g.firings),
+            "match_start, match_end, passage_state, passage_chars, passage_first, words, "
+            "check_features, dropped",
+            ((*row[:6], "high", *row[6:], "[]", "[]", False) for row in g.firings),
         )
         _copy(
             cursor,
