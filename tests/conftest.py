@@ -13,6 +13,41 @@ ROOT = Path(__file__).resolve().parent.parent
 CUAD_DIR = ROOT.parent / "shared" / "data" / "cuad"
 
 
+# Tests that start processes or browsers, or read the CUAD corpus: `make test-fast` leaves them
+# out (``-m "not slow"``); `make test` runs everything.
+SLOW_FOLDERS = ("e2e", "stack")
+SLOW_MARKS = ("browser", "worker", "cuad", "slow")
+# Files whose every test spends seconds in real processes (web servers, benchmarks, commands).
+SLOW_FILES = (
+    "test_benchmarks_run.py",
+    "test_launcher.py",
+    "test_review_command.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow tests, and keep the tests that share a module-scoped fixture (a trained
+    router, a scanned corpus) on one parallel worker, so it is built once: the others are
+    handed out one by one (``--dist loadgroup``)."""
+    for item in items:
+        path = Path(str(item.fspath)).relative_to(ROOT / "tests")
+        slow = path.parts[0] in SLOW_FOLDERS or path.name in SLOW_FILES
+        if slow or any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
+            item.add_marker(pytest.mark.slow)
+        if _shares_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(str(path)))
+
+
+def _shares_module_fixture(item) -> bool:
+    definitions = getattr(item, "_fixtureinfo", None)
+    if definitions is None:
+        return False
+    return any(
+        defs and defs[-1].scope in ("module", "package")
+        for defs in definitions.name2fixturedefs.values()
+    )
+
+
 @pytest.fixture(autouse=True)
 def _english_after_each_test():
     """A test that switches to Chinese (a request, a command) leaves the next one in English."""

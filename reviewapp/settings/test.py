@@ -1,11 +1,25 @@
-"""Tests: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, else the embedded default."""
+"""Tests: PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set, else the embedded default.
+
+Under parallel workers (pytest-xdist, ``make test``) each worker has its own test database
+(pytest-django adds the worker's name) and its own Redis database number and media folder,
+so that Celery queues, channel groups, cached snapshots and stored files of one worker's
+tests never meet another's."""
 
 import os
 from pathlib import Path
 
-from reviewapp.embedded import ensure_redis_url
+from reviewapp.embedded import ensure_redis_url, redis_url_with_db
 
 ensure_redis_url(Path(__file__).resolve().parents[2] / "var" / "redis-test")
+
+# "gw3" in a pytest-xdist worker; children the tests start inherit it and the URL set here.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if XDIST_WORKER and not os.environ.get("CLAUSEWISE_TEST_REDIS_DB"):
+    # Redis keeps 16 databases by default; database 0 stays for runs without workers.
+    os.environ["CLAUSEWISE_TEST_REDIS_DB"] = str(1 + int(XDIST_WORKER.removeprefix("gw")) % 15)
+    os.environ["REDIS_URL"] = redis_url_with_db(
+        os.environ["REDIS_URL"], int(os.environ["CLAUSEWISE_TEST_REDIS_DB"])
+    )
 
 from reviewapp.settings.base import *  # noqa: E402, F403
 from reviewapp.settings.base import DATABASES, VAR_DIR  # noqa: E402
@@ -15,8 +29,12 @@ SECRET_KEY = "test-only-secret-key-not-for-production"  # noqa: S105
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-MEDIA_ROOT = VAR_DIR / "test-media"
+MEDIA_ROOT = VAR_DIR / ("test-media-" + XDIST_WORKER if XDIST_WORKER else "test-media")
 ALLOWED_HOSTS = ["*"]
+
+# Redis pub/sub channels are not per database: each worker's channel groups get their own prefix.
+if XDIST_WORKER and "prefix" in CHANNEL_LAYERS["default"].get("CONFIG", {}):  # noqa: F405
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] += f":{XDIST_WORKER}"  # noqa: F405
 
 # Worker and web processes started by the tests must see the same test database,
 # so SQLite tests use a file rather than memory.

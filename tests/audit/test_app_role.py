@@ -124,6 +124,7 @@ needs_app_database = pytest.mark.skipif(
 
 
 @needs_app_database
+@pytest.mark.xdist_group("app-database")  # one database shared by these tests
 def test_logged_in_as_the_app_role_audit_rows_stay_put():
     import psycopg
 
@@ -147,6 +148,7 @@ def test_logged_in_as_the_app_role_audit_rows_stay_put():
 
 
 @needs_app_database
+@pytest.mark.xdist_group("app-database")  # one database shared by these tests
 def test_logged_in_as_the_app_role_the_app_writes_and_verifies(tmp_path):
     env = {
         **os.environ,

@@ -16,15 +16,18 @@ from reviewapp.contracts.ocr import ocr_page_count, ocr_time_limit_s
 from reviewapp.realtime.models import Event
 from tests.contracts import hostile_files as hf
 from tests.factories import upload_and_ingest
+from tests.tools import need_program
 
 pytestmark = pytest.mark.django_db
 
-HAVE_TESSERACT = shutil.which("tesseract") is not None and shutil.which("gs") is not None
-needs_tesseract = pytest.mark.skipif(
-    not HAVE_TESSERACT,
-    reason="tesseract and gs are not installed (apt-get install tesseract-ocr "
-    "tesseract-ocr-eng tesseract-ocr-chi-sim ghostscript)",
-)
+
+@pytest.fixture
+def _tesseract_and_gs() -> None:
+    need_program("tesseract", "tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim")
+    need_program("gs", "ghostscript")
+
+
+needs_tesseract = pytest.mark.usefixtures("_tesseract_and_gs")
 
 
 @pytest.fixture(autouse=True)

@@ -4,20 +4,19 @@ the XML with every change accepted, each comment's anchored words, and LibreOffi
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
 
 import docx
-import pytest
 from docx.enum.text import WD_UNDERLINE
 from docx.oxml.ns import qn
 from docx.oxml.parser import OxmlElement
 from lxml import etree
 
 from reviewapp.reviews.exports.docx_tracked import docx_text
+from tests.tools import need_program
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 TEXT_NS = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -166,12 +165,7 @@ def revisions(content: bytes) -> list[tuple[str, str, str]]:
 
 
 def needs_soffice() -> str:
-    soffice = shutil.which("soffice")
-    if soffice is None:
-        pytest.skip(
-            "LibreOffice (soffice) is not installed: apt-get install libreoffice-writer-nogui"
-        )
-    return soffice
+    return need_program("soffice", "libreoffice-writer-nogui")
 
 
 def libreoffice_view(content: bytes) -> tuple[list[str], list[tuple[str, str]]]:
