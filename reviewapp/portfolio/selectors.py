@@ -32,10 +32,10 @@ from django.utils.translation import gettext as _
 from reviewapp.contracts.models import Contract, DocumentStatus
 from reviewapp.portfolio.ranks import SEVERITY_RANK, STATE_RANK, worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
-from reviewapp.reviews.key_facts import KeyFact, date_value_shown, fact_shown, facts_from_data
+from reviewapp.reviews.key_facts import date_value_shown, fact_shown, facts_from_data
 from reviewapp.reviews.models import Draft, ReviewSnapshot, ReviewStatus, RuleFiring
 from reviewapp.rules.facts.dates import as_date
-from reviewapp.rules.facts.model import DATE_FACTS
+from reviewapp.rules.facts.model import DATE_FACTS, Fact
 from reviewapp.rules.labels import category_label, severity_label
 
 # The facts a due-diligence grid opens with (CUAD category names), in this order; facts of
@@ -113,7 +113,7 @@ def _contracts(matter_id: int, contract_ids: Sequence[int] | None) -> list[dict[
     return [dict(contract) for contract in contracts]
 
 
-def _facts(contracts: Iterable[dict[str, Any]]) -> dict[int, dict[str, KeyFact]]:
+def _facts(contracts: Iterable[dict[str, Any]]) -> dict[int, dict[str, Fact]]:
     """{contract id: facts}, read as `facts_of` reads them, from the drafts' key facts alone."""
     contract_of = {c["review__id"]: c["id"] for c in contracts if c["review__id"] is not None}
     drafts = Draft.objects.filter(review_id__in=list(contract_of)).values_list(
@@ -195,7 +195,7 @@ def _fact_columns(names: set[str]) -> list[str]:
     return [*FACT_COLUMNS, *sorted(names - set(FACT_COLUMNS))]
 
 
-def _fact_cell(fact: KeyFact) -> dict[str, Any]:
+def _fact_cell(fact: Fact) -> dict[str, Any]:
     value = fact.value
     sortable = value if isinstance(value, (str, int, float)) and value != "" else fact.display
     display = fact_shown(fact, as_value=True)
@@ -247,7 +247,7 @@ def _row_labels(contract: dict[str, Any], labels: _Labels, template: str) -> dic
 
 def _row(
     contract: dict[str, Any],
-    facts: dict[str, KeyFact],
+    facts: dict[str, Fact],
     flags: dict[str, Any],
     context: _RowContext,
 ) -> dict[str, Any]:

@@ -5,7 +5,7 @@ reload and can be shared."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
@@ -107,11 +107,6 @@ def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:
     )
 
 
-def queue_item_for_user(*, user: AnyUser, item_id: int) -> QueueItem | None:
-    """One open or claimed item, if the user decides in its matter (else None)."""
-    return queue_items_for_user(user=user).filter(pk=item_id).first()
-
-
 def _filtered(items: QuerySet[QueueItem], filters: QueueFilters, user: AnyUser) -> QuerySet:
     where = Q()
     if filters.matter is not None:
@@ -147,14 +142,6 @@ def queue_items_page(items: QuerySet[QueueItem], offset: int, size: int) -> list
     ids = list(items.values_list("pk", flat=True)[offset : offset + size])
     rows = {item.pk: item for item in items.order_by().filter(pk__in=ids)}
     return [rows[pk] for pk in ids if pk in rows]
-
-
-@dataclass
-class Facet:
-    """One filter's values with how many items each would show (the other filters kept)."""
-
-    name: str
-    values: list[dict[str, Any]] = field(default_factory=list)
 
 
 FACETS = {

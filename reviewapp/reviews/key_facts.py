@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -39,6 +38,7 @@ from reviewapp.rules.facts.model import (
     PARTIES,
     PERPETUAL,
     RENEWAL_TERM,
+    Fact,
 )
 from reviewapp.rules.facts.parties import parties_shown, party_name
 from reviewapp.rules.labels import category_label
@@ -62,32 +62,7 @@ MODEL_NAMES = {
 _KNOWN = {"value", "display", "passage_index", "quote"}
 
 
-@dataclass(frozen=True)
-class KeyFact:
-    name: str
-    value: Any = None
-    display: str = ""
-    passage_index: int | None = None
-    quote: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The stored shape: what exports and the live page are given."""
-        return {
-            "value": self.value,
-            "display": self.display,
-            "passage_index": self.passage_index,
-            "quote": self.quote,
-            **self.extra,
-        }
-
-    @property
-    def verified(self) -> bool:
-        """False for a model's fact whose quote was not found in its passage."""
-        return self.extra.get("verified", True) is not False
-
-
-def fact_shown(fact: KeyFact, *, as_value: bool = False) -> str:
+def fact_shown(fact: Fact, *, as_value: bool = False) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
     (a date counted from the term, "about" it when the term runs from an event the contract does
     not date, "perpetual", "unsure" after a learned guess, an effective date the contract does
@@ -156,14 +131,14 @@ def fact_shown_raw(name: str, raw: Any) -> str:
     return fact_shown(_fact(name, raw))
 
 
-def facts_of(review: Review) -> dict[str, KeyFact]:
+def facts_of(review: Review) -> dict[str, Fact]:
     draft = getattr(review, "draft", None)
     return facts_from_data(draft.data.get("key_facts", {}) if draft is not None else {})
 
 
-def facts_from_data(data: Mapping[str, Any]) -> dict[str, KeyFact]:
+def facts_from_data(data: Mapping[str, Any]) -> dict[str, Fact]:
     """The facts of a draft's stored ``key_facts`` (for callers that loaded the draft's data)."""
-    facts: dict[str, KeyFact] = {}
+    facts: dict[str, Fact] = {}
     for key, raw in data.items():
         if raw in (None, "", []):
             continue
@@ -173,9 +148,9 @@ def facts_from_data(data: Mapping[str, Any]) -> dict[str, KeyFact]:
     return facts
 
 
-def _fact(name: str, raw: Any) -> KeyFact:
+def _fact(name: str, raw: Any) -> Fact:
     if isinstance(raw, dict) and "display" in raw:
-        return KeyFact(
+        return Fact(
             name=name,
             value=raw.get("value"),
             display=str(raw.get("display") or ""),
@@ -184,8 +159,8 @@ def _fact(name: str, raw: Any) -> KeyFact:
             extra={k: v for k, v in raw.items() if k not in _KNOWN},
         )
     if isinstance(raw, list):
-        return KeyFact(name=name, display="; ".join(_words(item) for item in raw))
-    return KeyFact(name=name, display=_words(raw))
+        return Fact(name=name, display="; ".join(_words(item) for item in raw))
+    return Fact(name=name, display=_words(raw))
 
 
 def _words(item: Any) -> str:

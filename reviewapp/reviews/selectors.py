@@ -34,7 +34,3 @@ def review_for_contract(*, contract: Contract) -> Review | None:
     if review is not None:
         review.contract = contract
     return review
-
-
-def verifications_by_passage(*, review: Review) -> dict[int, Verification]:
-    return {v.passage_id: v for v in Verification.objects.filter(review=review)}

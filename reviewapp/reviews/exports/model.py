@@ -28,9 +28,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from reviewapp.contracts.models import PassageState
-from reviewapp.reviews.key_facts import KeyFact
 from reviewapp.reviews.models import Engine, ReviewStatus
 from reviewapp.reviews.reasons import reason_label
+from reviewapp.rules.facts.model import Fact
 from reviewapp.rules.labels import state_label
 
 UNSET = "—"
@@ -118,7 +118,7 @@ class DraftPart:
     models: tuple[str, ...]
     summary: str  # as stored (the contract's language for an offline draft)
     summary_shown: str  # as the page shows it: an offline summary in the reader's language
-    key_facts: dict[str, KeyFact]  # reviewapp.reviews.key_facts
+    key_facts: dict[str, Fact]  # reviewapp.rules.facts.model
     issues: list[dict[str, Any]]
     flags: list[dict[str, Any]]
     error: str

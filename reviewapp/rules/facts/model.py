@@ -44,13 +44,14 @@ class Fact:
     ``quote`` is verbatim from the text of passage ``passage_index``."""
 
     name: str
-    value: Any
-    display: str
+    value: Any = None
+    display: str = ""
     passage_index: int | None = None
     quote: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
+        """The stored shape: what exports and the live page are given."""
         return {
             "value": self.value,
             "display": self.display,
@@ -58,3 +59,8 @@ class Fact:
             "quote": self.quote,
             **self.extra,
         }
+
+    @property
+    def verified(self) -> bool:
+        """False for a model's fact whose quote was not found in its passage."""
+        return self.extra.get("verified", True) is not False
