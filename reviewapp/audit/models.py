@@ -24,6 +24,7 @@ class AuditAction(models.TextChoices):
     QUEUE_NOTE_EDITED = "queue.note_edited", "Decision note changed"
     QUEUE_ESCALATED = "queue.escalated", "Queue item escalated"
     QUEUE_UNDONE = "queue.undone", "Queue decision undone"
+    QUEUE_SEVERITY_SET = "queue.severity_set", "Queue item severity set for the side acted for"
     PLAYBOOK_COPIED = "playbook.copied", "Playbook copied"
     PLAYBOOK_VERSION_CREATED = "playbook.version_created", "Playbook edited"
     PLAYBOOK_ACTIVATED = "playbook.activated", "Playbook activated"

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 from reviewapp.audit.models import AuditAction, AuditActorKind, AuditEvent
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.reasons import reason_label
-from reviewapp.rules.labels import category_label
+from reviewapp.rules.labels import category_label, severity_label
 
 FIRST_WORDS = 8
 FIRST_CHARS = 24  # Chinese text has no spaces between words
@@ -34,6 +34,7 @@ ACTION_LABELS: dict[str, Any] = {
     AuditAction.QUEUE_NOTE_EDITED: gettext_lazy("Decision note changed"),
     AuditAction.QUEUE_ESCALATED: gettext_lazy("Item escalated"),
     AuditAction.QUEUE_UNDONE: gettext_lazy("Decision undone"),
+    AuditAction.QUEUE_SEVERITY_SET: gettext_lazy("Severity set for the party we act for"),
     AuditAction.REDLINE_SAVED: gettext_lazy("Redline saved"),
     AuditAction.REDLINE_ACCEPTED: gettext_lazy("Redline accepted"),
     AuditAction.REDLINE_WITHDRAWN: gettext_lazy("Redline withdrawn"),
@@ -190,6 +191,9 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
         return _("mentions %(names)s") % {"names": ", ".join(data["mentions"])}
     if event.action in (AuditAction.MATTER_ACTING_FOR_SET, AuditAction.CONTRACT_ACTING_FOR_SET):
         return _("no party chosen") if data.get("cleared") else str(data.get("role") or "")
+    if event.action == AuditAction.QUEUE_SEVERITY_SET:
+        before = severity_label(str(data.get("previous_severity", "")))
+        return f"{before} → {severity_label(str(data.get('severity', '')))}"
     if event.action == AuditAction.ACCESS_DENIED:
         return f"{data.get('method', '')} {data.get('path', '')} ({data.get('status', '')})"
     return ""

@@ -5,6 +5,7 @@ fixed number of queries however many items the page shows."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from functools import reduce
 from operator import or_
 from typing import Any
@@ -15,6 +16,7 @@ from django.utils import timezone
 from reviewapp.contracts.models import Passage
 from reviewapp.queue.models import ItemStatus, QueueComment, QueueHistory, QueueItem
 from reviewapp.queue.questions import item_questions
+from reviewapp.queue.severity import flagged_severity
 from reviewapp.reviews.acting_for.clauses import clause_side
 from reviewapp.reviews.acting_for.selectors import Sides, acting_sides_by_contract
 from reviewapp.reviews.models import RuleFiring, Verification
@@ -81,7 +83,7 @@ def queue_items_context(items: list[QueueItem]) -> list[dict[str, Any]]:
     ]
     for context in contexts:
         here = sides[context["item"].passage.contract_id]
-        context.update(_side(context["item"], context["v"], here))
+        context.update(_side(context, firings[context["item"].passage_id], here))
         if here is not None:
             other = here.counterparty.term if here.counterparty else None
             for question in context["questions"]:
@@ -92,19 +94,24 @@ def queue_items_context(items: list[QueueItem]) -> list[dict[str, Any]]:
 
 
 def _side(
-    item: QueueItem, verification: Verification | None, sides: Sides | None
+    context: dict[str, Any], firings: list[RuleFiring], sides: Sides | None
 ) -> dict[str, Any]:
-    """The item's words for the side we act for: whom the clause binds, and the rationale
-    naming the parties (the template shows ``rationale``)."""
-    playbook = playbook_compiled(item.review.playbook_version).playbook
+    """The item's words for the side we act for: whom the clause binds, the lower severity it
+    opened with when it only protects the client (not once escalation raised it), and the
+    rationale naming the parties (the template shows ``rationale``)."""
+    item, verification = context["item"], context["v"]
+    compiled = playbook_compiled(item.review.playbook_version)
+    side = clause_side(
+        sides=sides,
+        passage_text=item.passage.text,
+        categories=[question["category"] for question in context["questions"]],
+        severity=flagged_severity(compiled, firings),
+        playbook=compiled.playbook,
+    )
+    if side is not None and side.severity != item.severity:
+        side = replace(side, severity="")
     return {
-        "side": clause_side(
-            sides=sides,
-            passage_text=item.passage.text,
-            category=item.category,
-            severity=item.severity,
-            playbook=playbook,
-        ),
+        "side": side,
         "rationale": rationale_for_side(verification, sides) if verification else "",
     }
 

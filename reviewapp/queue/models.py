@@ -95,6 +95,7 @@ class HistoryAction(models.TextChoices):
     NOTE_EDITED = "note_edited", _("Note changed")
     ESCALATED = "escalated", _("Escalated")
     UNDONE = "undone", _("Decision undone")
+    SEVERITY_SET = "severity_set", _("Severity set for our side")
 
 
 class QueueHistory(models.Model):

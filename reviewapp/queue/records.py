@@ -31,11 +31,18 @@ def check_decider(user: Any, item: QueueItem) -> None:
 
 
 def queue_history_add(
-    *, item: QueueItem, actor: Any, action: str, detail: str = ""
+    *,
+    item: QueueItem,
+    actor: Any,
+    action: str,
+    detail: str = "",
+    data: dict[str, Any] | None = None,
 ) -> QueueHistory:
-    """One line of the item's history, and the same as an audit event."""
+    """One line of the item's history, and the same as an audit event (``data``: references
+    the event keeps beside the item's own)."""
     audited = _AUDITED[HistoryAction(action)]
-    audit_queue_event(item=item, user=actor, action=audited, data=_audit_data(item, action))
+    recorded = {**_audit_data(item, action), **(data or {})}
+    audit_queue_event(item=item, user=actor, action=audited, data=recorded)
     return QueueHistory.objects.create(item=item, actor=actor, action=action, detail=detail[:500])
 
 
@@ -48,6 +55,7 @@ _AUDITED = {
     HistoryAction.NOTE_EDITED: AuditAction.QUEUE_NOTE_EDITED,
     HistoryAction.ESCALATED: AuditAction.QUEUE_ESCALATED,
     HistoryAction.UNDONE: AuditAction.QUEUE_UNDONE,
+    HistoryAction.SEVERITY_SET: AuditAction.QUEUE_SEVERITY_SET,
 }
 
 

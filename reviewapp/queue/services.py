@@ -5,11 +5,9 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -36,10 +34,12 @@ from reviewapp.queue.records import (
     item_publish,
     queue_history_add,
 )
+from reviewapp.queue.severity import due_at, item_severity
 from reviewapp.queue.tasks import mention_mail_send
 from reviewapp.realtime.events import event_publish, user_notice_push
+from reviewapp.reviews.acting_for.selectors import acting_sides
 from reviewapp.reviews.models import Review, RuleFiring
-from reviewapp.rules.engine.model import SEVERITY_RANK, severity_rank
+from reviewapp.rules.engine.model import SEVERITY_RANK
 from reviewapp.rules.services import playbook_compiled
 
 __all__ = [
@@ -77,10 +77,14 @@ def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> Qu
     compiled = playbook_compiled(review.playbook_version)
     firings = list(RuleFiring.objects.filter(passage=passage))
     questions = item_questions(compiled, firings)
-    # A secondary rule's category does not make an item more urgent.
-    routing = [f.severity for f in firings if compiled.routes(f.rule_id) and not f.dropped]
-    severity = min(routing, key=severity_rank, default="medium")
+    severity = item_severity(
+        compiled=compiled,
+        firings=firings,
+        passage_text=passage.text,
+        sides=acting_sides(review.contract),
+    )
     category = questions[0]["category"] if questions else ""
+    opened_at = timezone.now()
     item = QueueItem.objects.create(
         passage=passage,
         review=review,
@@ -89,7 +93,7 @@ def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> Qu
         severity=severity,
         category=category,
         reason=reason[:300],
-        due_at=timezone.now() + timedelta(hours=settings.QUEUE_SLA_HOURS[severity]),
+        due_at=due_at(opened_at, severity),
     )
     queue_history_add(item=item, actor=None, action=HistoryAction.OPENED, detail=reason)
     item_publish(item, "queue.item.opened")

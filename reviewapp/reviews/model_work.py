@@ -32,6 +32,8 @@ from reviewapp.llm import (
     verify_passages,
 )
 from reviewapp.realtime.events import event_publish
+from reviewapp.reviews.acting_for.selectors import acting_sides
+from reviewapp.reviews.acting_for.settle import side_settled
 from reviewapp.reviews.model_flags import (
     MODEL_CATEGORY,
     MODEL_RULE_ID,
@@ -242,7 +244,9 @@ def verifications_run(*, review_id: int, verification_ids: Sequence[int]) -> int
     verdicts_settle(review, [(v, _human_verdict(v)) for v in needs_human], actor="rule")
     rest = [v for v in queued if v not in needs_human]
     if rest and review.engine == Engine.OFFLINE:
-        verdicts_settle(review, [(v, _offline(compiled, v)) for v in rest], actor="offline")
+        sides = acting_sides(review.contract)
+        verdicts = [(v, side_settled(compiled, v, _offline(compiled, v), sides)) for v in rest]
+        verdicts_settle(review, verdicts, actor="offline")
     elif rest:
         _verify_with_model(review, compiled, rest)
     return len(queued)

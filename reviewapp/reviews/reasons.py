@@ -20,6 +20,7 @@ NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
 MODEL_RAISED = "MODEL_RAISED"
 CATEGORY_NOT_PRESENT = "CATEGORY_NOT_PRESENT"
 FLAG_REOPENED = "FLAG_REOPENED"
+PROTECTS_CLIENT = "PROTECTS_CLIENT"
 WORK_STALLED = "WORK_STALLED"
 MODEL_BATCH_EXPIRED = "MODEL_BATCH_EXPIRED"
 MODEL_BATCH_ERRORED = "MODEL_BATCH_ERRORED"
@@ -40,6 +41,10 @@ _LABELS = {
         "The second-stage check found none of the flagged kinds of clause here."
     ),
     FLAG_REOPENED: _("A lawyer reopened a flag the second-stage check had dropped."),
+    PROTECTS_CLIENT: _(
+        "The clause binds only the counterparty, so it protects our client; the playbook "
+        "settles such clauses without a lawyer."
+    ),
     WORK_STALLED: _("The check did not finish after several tries; a lawyer decides instead."),
     MODEL_BATCH_EXPIRED: _(
         "The batch request expired before the model answered; a lawyer decides instead."

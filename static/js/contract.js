@@ -63,6 +63,10 @@
       box.textContent = `${format(L.claimedBy, { who })} · ${format(L.due, { due: utc(payload.due_at) })}`;
     } else if (type === "queue.item.opened") {
       box.textContent = `${L.waiting} · ${format(L.due, { due: utc(payload.due_at) })}`;
+    } else if (type === "queue.item.severity_set") {
+      // the party acted for changed: the item's severity, so its due time, was worked out again
+      const owner = who ? format(L.claimedBy, { who }) : L.waiting;
+      box.textContent = `${owner} · ${format(L.due, { due: utc(payload.due_at) })}`;
     } else if (type === "queue.item.escalated") {
       const owner = who ? format(L.claimedBy, { who }) : L.waiting;
       const sla = document.createElement("span");

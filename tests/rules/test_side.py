@@ -12,6 +12,8 @@ from reviewapp.rules.engine.bounded_yaml import load_bounded
 from reviewapp.rules.engine.model import RuleError
 from reviewapp.rules.engine.side import (
     obligation_direction,
+    passage_policy,
+    protecting_words,
     protects_client_policy,
     severity_for_side,
     speak_for,
@@ -194,3 +196,45 @@ def test_lower_takes_one_severity_step_off_a_clause_that_only_protects_the_clien
     severity, direction, policy, shown
 ):
     assert severity_for_side(severity, direction=direction, policy=policy) == shown
+
+
+@pytest.mark.parametrize(
+    ("categories", "policy"),
+    [
+        (["Non-Compete"], "settle"),
+        (["Non-Compete", "Most Favored Nation"], "lower"),
+        (["Non-Compete", "Cap On Liability"], "lawyer"),
+        ([], "lawyer"),
+    ],
+)
+def test_a_passage_of_several_categories_follows_the_strictest_policy(categories, policy):
+    assert passage_policy(_playbook(SIDE), categories) == policy
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        (
+            "2. Exclusivity. Seller shall not sell the Products to any other retailer. "
+            "Buyer may resell.",
+            "Seller shall not sell the Products to any other retailer",
+        ),
+        (
+            "The Products are sold to Buyer. Seller agrees not to compete; and more",
+            "Seller agrees not to compete",
+        ),
+        ("Seller shall deliver and Buyer shall pay.", None),  # both bound
+        ("Buyer and Seller shall meet monthly.", None),  # joint
+    ],
+)
+def test_the_words_that_show_a_clause_protects_the_client_are_quoted_verbatim(text, quote):
+    found = protecting_words(text, client_role="Buyer", counterparty_role="Seller")
+    assert found == quote
+    assert found is None or found in text
+
+
+def test_a_chinese_clause_s_protecting_words_end_at_its_sentence():
+    text = "第二条 独家。乙方不得向其他零售商供货。甲方可以转售。"
+    assert protecting_words(text, client_role="甲方", counterparty_role="乙方") == (
+        "乙方不得向其他零售商供货"
+    )

@@ -1,7 +1,8 @@
 """Choosing the party the firm acts for, on a matter (the default) or a contract (over it).
 
 Only a party the contract (or, for a matter, one of its contracts) names may be chosen, with the
-role the contract defines for it; a blank name clears the choice. Each change is audited.
+role the contract defines for it; a blank name clears the choice. Each change is audited, and
+announced once committed (``acting_for_changed``: the queue works out its items' severity again).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from reviewapp.reviews.acting_for.selectors import (
     matter_parties,
     user_may_choose_party,
 )
+from reviewapp.reviews.acting_for.signals import acting_for_changed_announce
 from reviewapp.rules.facts.parties import Party, party_named, same_name
 
 MAX_ROLE_CHARS = 80
@@ -55,6 +57,7 @@ def contract_acting_for_set(
             role=chosen[1],
             previous_name=previous,
         )
+        acting_for_changed_announce(contract_ids=[contract.pk], set_by=set_by)
     contract.acting_for_name, contract.acting_for_role = chosen
     return party
 
@@ -73,6 +76,10 @@ def matter_acting_for_set(*, matter: Matter, name: str, role: str, set_by: Any) 
         locked.save(update_fields=["acting_for_name", "acting_for_role"])
         audit_acting_for_set(
             matter=locked, user=set_by, name=chosen[0], role=chosen[1], previous_name=previous
+        )
+        following = Contract.objects.filter(matter=locked, acting_for_name="")
+        acting_for_changed_announce(
+            contract_ids=list(following.values_list("pk", flat=True)), set_by=set_by
         )
     matter.acting_for_name, matter.acting_for_role = chosen
     return party

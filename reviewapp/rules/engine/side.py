@@ -10,6 +10,7 @@ playbook's ``side`` setting says what becomes of a clause that only protects the
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from .model import SEVERITIES, Playbook
@@ -64,31 +65,56 @@ def obligation_direction(
     counterparty alone (``protects_client``); None when it is unclear or binds both."""
     if not client_role or not counterparty_role:
         return None
-    client = _bound(passage_text, client_role)
-    other = _bound(passage_text, counterparty_role)
-    if client is None or other is None or client == other:
+    client = _duties(passage_text, client_role)
+    other = _duties(passage_text, counterparty_role)
+    if client is None or other is None or bool(client) == bool(other):
         return None  # "Buyer and Seller shall", neither, or both bound
     return BINDS_CLIENT if client else PROTECTS_CLIENT
 
 
-def _bound(text: str, role: str) -> bool | None:
-    """True when the text puts a duty on ``role``; None when ``role`` shares it with another
-    party ("Buyer and Seller shall")."""
+def protecting_words(
+    passage_text: str, *, client_role: str, counterparty_role: str | None
+) -> str | None:
+    """The passage's own words that show a clause only protects the client: from the first
+    duty the counterparty alone bears to the end of its sentence ("Seller shall not sell the
+    Products ..."), an exact substring of ``passage_text``. None unless ``obligation_direction``
+    reads ``protects_client``."""
+    direction = obligation_direction(
+        passage_text, client_role=client_role, counterparty_role=counterparty_role
+    )
+    duties = _duties(passage_text, counterparty_role or "")
+    if direction != PROTECTS_CLIENT or not duties:
+        return None
+    start = duties[0].start()
+    end = _SENTENCE_END.search(passage_text, duties[0].end())
+    stop = end.start() if end else len(passage_text)
+    return passage_text[start : min(stop, start + _MAX_QUOTE_CHARS)].rstrip()
+
+
+_SENTENCE_END = re.compile(r"[.;:。；：！？!?\n]")
+_MAX_QUOTE_CHARS = 300
+
+
+def _duties(text: str, role: str) -> list[re.Match[str]] | None:
+    """The duties the text puts on ``role`` alone, in order; None when ``role`` shares one with
+    another party ("Buyer and Seller shall")."""
     if _is_chinese(role):
         duty = re.compile(re.escape(role) + r"\s*" + _ZH_DUTY)
-        return any(
-            not (m.start() and text[m.start() - 1] in _ZH_NOT_SUBJECT) for m in duty.finditer(text)
-        )
+        return [
+            m
+            for m in duty.finditer(text)
+            if not (m.start() and text[m.start() - 1] in _ZH_NOT_SUBJECT)
+        ]
     duty = re.compile(rf"(?<![\w-]){re.escape(role)}(?:'s|’s)?\s+{_EN_DUTY}")
-    bound = False
+    found = []
     for match in duty.finditer(text):
         before = text[: match.start()].split()
         previous = before[-1].lower().strip(",;:(") if before else ""
         if previous in _EN_JOINT:
             return None
         if previous not in _EN_NOT_SUBJECT:
-            bound = True
-    return bound
+            found.append(match)
+    return found
 
 
 def _is_chinese(words: str) -> bool:
@@ -100,6 +126,18 @@ def protects_client_policy(playbook: Playbook, category: str) -> str:
     ``lawyer`` (as any other), ``lower`` (a lawyer sees it one severity lower) or ``settle``
     (settled without a lawyer; the caller that settles it decides how)."""
     return dict(playbook.side.categories).get(category, playbook.side.protects_client)
+
+
+# A passage of several categories follows the strictest of their policies.
+_POLICY_STRICTNESS = ("lawyer", "lower", "settle")
+
+
+def passage_policy(playbook: Playbook, categories: Iterable[str]) -> str:
+    """The policy for a clause that only protects the client, over all the categories that
+    stand on it: ``settle`` only when every one settles, ``lawyer`` when any needs a lawyer as
+    flagged, else ``lower`` (no category: ``lawyer``)."""
+    policies = {protects_client_policy(playbook, category) for category in categories}
+    return next((p for p in _POLICY_STRICTNESS if p in policies), "lawyer")
 
 
 def severity_for_side(severity: str, *, direction: Direction | None, policy: str) -> str:
