@@ -10,7 +10,10 @@ STAMP := $(VENV)/.installed-stamp
 # (reviewapp/settings/test.py). The slow tests mostly wait on processes and browsers, so four
 # workers keep two cores busy.
 TEST_WORKERS ?= 4
-PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+# Compiled bytecode is kept (even where the environment turns it off): each worker, web server
+# and Celery process the tests start would otherwise compile the whole app again.
+test test-fast: export PYTHONDONTWRITEBYTECODE =
+PYTEST := $(BIN)/python -m pytest --dist loadgroup
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,11 +27,13 @@ run: install
 	$(BIN)/python -m reviewapp.launcher
 
 test: install
-	$(PYTEST) $(PYTEST_ARGS)
+	$(PYTEST) -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
-# The unit tests only: no browser, no worker process, no CUAD corpus.
+# The unit tests only: no browser, no process of their own, no CUAD corpus. They keep the CPU
+# busy, so one worker per core is quickest.
+FAST_WORKERS ?= 2
 test-fast: install
-	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+	$(PYTEST) -n $(FAST_WORKERS) -m "not slow" $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -32,6 +32,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.fspath)).relative_to(ROOT / "tests")
         slow = path.parts[0] in SLOW_FOLDERS or path.name in SLOW_FILES
+        slow = slow or "cuad_dir" in getattr(item, "fixturenames", ())
         if slow or any(item.get_closest_marker(mark) for mark in SLOW_MARKS):
             item.add_marker(pytest.mark.slow)
         if _shares_module_fixture(item):

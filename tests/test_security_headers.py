@@ -65,6 +65,7 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
     )
 
 
+@pytest.mark.slow  # starts a Python process
 def test_production_settings_pass_the_deploy_check():
     done = _run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], _production_env())
     assert done.returncode == 0, done.stdout + done.stderr
@@ -79,6 +80,7 @@ print(json.dumps([s.SECURE_SSL_REDIRECT, s.SECURE_REDIRECT_EXEMPT, s.SECURE_HSTS
 """
 
 
+@pytest.mark.slow  # starts a Python process
 def test_production_https_settings_are_configurable():
     default = json.loads(_run(["-c", PRINT_SETTINGS], _production_env()).stdout)
     assert default == [True, ["^healthz$"], 31_536_000, True, None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,16 @@ class PlaybookInvalid(Exception):
 
 
 def playbook_parse(source: str, *, label: str | None = None) -> EnginePlaybook:
-    """Parse and lint a playbook's YAML; raises PlaybookInvalid listing every problem."""
+    """Parse and lint a playbook's YAML; raises PlaybookInvalid listing every problem.
+
+    A source that parsed once parses the same again (the result is immutable): the last few
+    are kept, since reading and linting the shipped playbooks costs about 1.5 s of CPU and
+    every sync of the defaults, copy and compile reads them."""
+    return _parsed(source, label)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(source: str, label: str | None) -> EnginePlaybook:
     try:
         data = load_bounded(source)
     except YamlRefused as error:

@@ -151,6 +151,7 @@ def test_without_a_key_nothing_is_written_or_verified(settings):
         audit_key()
 
 
+@pytest.mark.slow  # starts a Python process
 def test_production_requires_the_key(tmp_path):
     env = {
         "PATH": "/usr/bin:/bin",

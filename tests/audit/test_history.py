@@ -84,6 +84,7 @@ def test_a_removed_member_gets_a_404(client, make_user, matter, review):
         assert "URLconf" not in page  # not Django's debug page
 
 
+@pytest.mark.slow  # starts a Python process
 def test_the_embedded_default_runs_with_debug_off_unless_asked():
     def debug_with(**env: str) -> str:
         environment = {k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"} | env

@@ -303,6 +303,7 @@ def test_docx_is_detected_from_its_zip_directory_whatever_its_name(tmp_path: Pat
     assert extract(path).kind == "docx"
 
 
+@pytest.mark.slow  # starts a Python process
 def test_parent_does_not_import_the_parsers() -> None:
     code = (
         "import sys, reviewapp.contracts.extraction;"

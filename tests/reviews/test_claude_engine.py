@@ -137,7 +137,8 @@ def test_every_call_of_a_contract_sends_the_identical_cached_prefix(
         Fault.overloaded(),
         Fault.server_error(),
         Fault.reset(),
-        Fault.slow_first_byte(3.0),
+        # Waits out the client's read timeout on every retry: half a minute.
+        pytest.param(Fault.slow_first_byte(3.0), marks=pytest.mark.slow),
     ],
     ids=["429", "529", "500", "reset", "slow-first-byte"],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,14 @@ _FACT_FIELDS = {"category", "patterns", "first_chars", "case_sensitive", "prefer
 
 
 def load_playbook(path: str | Path) -> Playbook:
+    """The playbook in file ``path``. A file is read again only once it changed (the result is
+    immutable): reading and validating a shipped playbook costs most of a second of CPU."""
+    stat = Path(path).stat()
+    return _load_file(str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_file(path: str, mtime_ns: int, size: int) -> Playbook:
     with open(path, encoding="utf-8") as handle:
         try:
             data = load_bounded(handle.read())
