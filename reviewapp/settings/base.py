@@ -163,6 +163,7 @@ REDIS_URL = env_str("REDIS_URL")
 # Seconds between a connected page's reads of the events it may have missed (a lost push).
 LIVE_CATCH_UP_S = env_float("LIVE_CATCH_UP_S", 30.0, minimum=1.0)
 CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "pubsub", ("pubsub", "lists"))
+CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if CHANNEL_LAYER == "pubsub":
     CHANNEL_LAYERS = {
         "default": {

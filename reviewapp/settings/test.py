@@ -7,6 +7,7 @@ tests never meet another's."""
 
 import os
 from pathlib import Path
+from typing import Any
 
 from reviewapp.embedded import ensure_redis_url, redis_url_with_db
 
@@ -33,8 +34,9 @@ MEDIA_ROOT = VAR_DIR / ("test-media-" + XDIST_WORKER if XDIST_WORKER else "test-
 ALLOWED_HOSTS = ["*"]
 
 # Redis pub/sub channels are not per database: each worker's channel groups get their own prefix.
-if XDIST_WORKER and "prefix" in CHANNEL_LAYERS["default"].get("CONFIG", {}):  # noqa: F405
-    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] += f":{XDIST_WORKER}"  # noqa: F405
+_LAYER_CONFIG: dict[str, Any] = CHANNEL_LAYERS["default"].get("CONFIG", {})  # noqa: F405
+if XDIST_WORKER and "prefix" in _LAYER_CONFIG:
+    _LAYER_CONFIG["prefix"] += f":{XDIST_WORKER}"
 
 # Worker and web processes started by the tests must see the same test database,
 # so SQLite tests use a file rather than memory.
