@@ -440,6 +440,19 @@ def test_compile_is_cached_by_name_and_version():
     assert compile_playbook(newer) is not compile_playbook(first)
 
 
+def test_the_compile_cache_keeps_only_the_most_recently_used():
+    from reviewapp.rules.engine import compiler
+
+    kept = playbook({"id": "t.a", "patterns": ["assign"]}, name="kept", version="1")
+    first = compile_playbook(kept)
+    for n in range(3 * compiler._CACHE_SIZE):
+        compile_playbook(playbook({"id": "t.a", "patterns": ["assign"]}, name=f"n{n}"))
+        compile_playbook(kept)  # used all along: never the one evicted
+    assert len(compiler._CACHE) == compiler._CACHE_SIZE
+    assert compile_playbook(kept) is first
+    assert ("n0", "1") not in compiler._CACHE
+
+
 def test_an_edited_playbook_with_the_same_version_is_not_served_stale():
     old = playbook({"id": "t.a", "patterns": ["assign"]}, name="edited", version="1")
     new = playbook({"id": "t.a", "patterns": ["transfer"]}, name="edited", version="1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
 import re2
@@ -103,7 +104,11 @@ class CompiledPlaybook:
         return index is None or not self.rules[index].rule.only_with
 
 
-_CACHE: dict[tuple[str, str], CompiledPlaybook] = {}
+# The most recently used compiled playbooks, at most _CACHE_SIZE: playbooks submitted to the
+# test box under ever new names must not grow a web process without bound (issue 27 saw 10
+# such requests take one from 246 to 1,551 MB).
+_CACHE: OrderedDict[tuple[str, str], CompiledPlaybook] = OrderedDict()
+_CACHE_SIZE = 16
 _CACHE_LOCK = threading.Lock()
 
 
@@ -116,10 +121,14 @@ def compile_playbook(playbook: Playbook) -> CompiledPlaybook:
     with _CACHE_LOCK:
         cached = _CACHE.get(key)
         if cached is not None and cached.playbook == playbook:
+            _CACHE.move_to_end(key)
             return cached
     compiled = _compile(playbook)
     with _CACHE_LOCK:
         _CACHE[key] = compiled
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return compiled
 
 
