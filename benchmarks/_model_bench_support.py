@@ -192,7 +192,7 @@ def baseline_requests(review: Any) -> list[dict[str, Any]]:
     A passage where a rule fired gets that rule's question, any other a generic one."""
     from reviewapp.contracts.models import Passage
     from reviewapp.llm import VerifyItem
-    from reviewapp.llm.verify import _verify_request
+    from reviewapp.llm.verify import verify_request
     from reviewapp.reviews.model_work import llm_settings, review_prefix
     from reviewapp.reviews.models import RuleFiring
     from reviewapp.rules.services import playbook_compiled
@@ -214,7 +214,7 @@ def baseline_requests(review: Any) -> list[dict[str, Any]]:
             category=fired[0].category if fired else GENERIC_CATEGORY,
             question=fired[0].question if fired and fired[0].question else GENERIC_QUESTION,
         )
-        requests.append(_without_cache_control(_verify_request(config, prefix, [item])))
+        requests.append(_without_cache_control(verify_request(config, prefix, [item])))
     return requests
 
 

@@ -20,16 +20,16 @@ import anthropic
 
 from reviewapp.llm.client import SDK_ERRORS, sdk_client, usage_from
 from reviewapp.llm.config import LLMSettings
-from reviewapp.llm.draft import DraftResult, _check_stop_reason, _draft_request, parse_draft
+from reviewapp.llm.draft import DraftResult, check_stop_reason, draft_request, parse_draft
 from reviewapp.llm.errors import LLMUnavailable, classify_error
 from reviewapp.llm.prompts import passage_indexes
 from reviewapp.llm.usage import CallUsage
 from reviewapp.llm.verify import (
     VerifyItem,
     VerifyResult,
-    _tool_input,
-    _verify_request,
     enforce_verdicts,
+    tool_input,
+    verify_request,
 )
 
 ENDED = "ended"
@@ -80,7 +80,7 @@ class BatchOutcome:
 
 def draft_params(settings: LLMSettings, *, prefix: str, instructions: str) -> dict[str, Any]:
     """The interactive draft request without what only a live call has (stream, timeout)."""
-    params = _draft_request(settings, prefix, instructions)
+    params = draft_request(settings, prefix, instructions)
     params.pop("timeout", None)
     return _flatten_extra_body(params)
 
@@ -88,7 +88,7 @@ def draft_params(settings: LLMSettings, *, prefix: str, instructions: str) -> di
 def verify_params(
     settings: LLMSettings, *, prefix: str, items: Sequence[VerifyItem]
 ) -> dict[str, Any]:
-    return _flatten_extra_body(_verify_request(settings, prefix, items))
+    return _flatten_extra_body(verify_request(settings, prefix, items))
 
 
 def _flatten_extra_body(params: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +174,7 @@ def draft_from_message(settings: LLMSettings, message: Any, *, prefix: str) -> D
     Raises LLMUnavailable (``bad_response``, with the usage) when it is unusable.
     """
     usage = batch_usage(message, model=settings.model)
-    _check_stop_reason(message.stop_reason, usage)
+    check_stop_reason(message.stop_reason, usage)
     text = "".join(block.text for block in message.content if block.type == "text")
     draft, dropped = parse_draft(text, passage_indexes(prefix), usage)
     return DraftResult(text=text, draft=draft, usage=usage, dropped_issues=dropped)
@@ -186,7 +186,7 @@ def verify_from_message(
     """The verdicts of a succeeded batch request, after the same checks as ``verify_passages``
     (schema, one verdict per item, the quote check). Raises LLMUnavailable when unusable."""
     usage = batch_usage(message, model=settings.model)
-    answer = _tool_input(message, usage)
+    answer = tool_input(message, usage)
     return VerifyResult(verdicts=enforce_verdicts(items, answer["verdicts"]), usage=usage)
 
 

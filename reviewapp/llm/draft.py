@@ -48,7 +48,7 @@ def stream_draft(
     client = sdk_client(settings)
     watch = _StreamWatch(settings)
     try:
-        with client.messages.stream(**_draft_request(settings, prefix, instructions)) as stream:
+        with client.messages.stream(**draft_request(settings, prefix, instructions)) as stream:
             watch.request_id = stream.request_id
             for event in stream:
                 watch.see(event, on_delta)
@@ -62,13 +62,14 @@ def stream_draft(
         raise LLMUnavailable(
             "stream_interrupted", retryable=True, detail="stream ended before message_stop"
         ).with_usage(usage)
-    _check_stop_reason(message.stop_reason, usage)
+    check_stop_reason(message.stop_reason, usage)
     text = "".join(watch.parts)
     draft, dropped = parse_draft(text, passage_indexes(prefix), usage)
     return DraftResult(text=text, draft=draft, usage=usage, dropped_issues=dropped)
 
 
-def _draft_request(settings: LLMSettings, prefix: str, instructions: str) -> dict[str, Any]:
+def draft_request(settings: LLMSettings, prefix: str, instructions: str) -> dict[str, Any]:
+    """The Messages API request for a draft (streamed call or batch entry)."""
     request: dict[str, Any] = {
         "model": settings.model,
         "max_tokens": settings.draft_max_tokens,
@@ -143,7 +144,8 @@ class _StreamWatch:
         return time.perf_counter() - self.started
 
 
-def _check_stop_reason(stop_reason: str | None, usage: CallUsage) -> None:
+def check_stop_reason(stop_reason: str | None, usage: CallUsage) -> None:
+    """Raise LLMUnavailable unless the draft ended as an answer should."""
     if stop_reason in ("end_turn", "stop_sequence"):
         return
     # A refusal or a draft longer than draft_max_tokens would most likely recur on a retry.

@@ -66,7 +66,7 @@ def verify_passages(
     client = sdk_client(settings)
     started = time.perf_counter()
     try:
-        message = client.messages.create(**_verify_request(settings, prefix, items))
+        message = client.messages.create(**verify_request(settings, prefix, items))
     except SDK_ERRORS as exc:
         failed = CallUsage(
             model=settings.model,
@@ -77,13 +77,14 @@ def verify_passages(
     usage = usage_from(
         message, model=settings.model, started=started, ttft_ms=None, request_id=None
     )
-    answer = _tool_input(message, usage)
+    answer = tool_input(message, usage)
     return VerifyResult(verdicts=enforce_verdicts(items, answer["verdicts"]), usage=usage)
 
 
-def _verify_request(
+def verify_request(
     settings: LLMSettings, prefix: str, items: Sequence[VerifyItem]
 ) -> dict[str, Any]:
+    """The Messages API request that verifies ``items`` (interactive call or batch entry)."""
     request: dict[str, Any] = {
         "model": settings.model,
         "max_tokens": settings.verify_max_tokens,
@@ -97,7 +98,9 @@ def _verify_request(
     return request
 
 
-def _tool_input(message: Any, usage: CallUsage) -> dict[str, Any]:
+def tool_input(message: Any, usage: CallUsage) -> dict[str, Any]:
+    """The verdict tool's input of a model answer, checked against its schema; raises
+    LLMUnavailable for a refusal, an answer without the tool call or one off the schema."""
     if message.stop_reason == "refusal":
         raise LLMUnavailable("bad_response", retryable=False, detail="refusal").with_usage(usage)
     calls = [

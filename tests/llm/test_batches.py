@@ -20,8 +20,8 @@ from reviewapp.llm.batches import (
     verify_from_message,
     verify_params,
 )
-from reviewapp.llm.draft import _draft_request
-from reviewapp.llm.verify import QUOTE_NOT_FOUND, _verify_request
+from reviewapp.llm.draft import draft_request
+from reviewapp.llm.verify import QUOTE_NOT_FOUND, verify_request
 from tests.fakes.message_batches import BatchFault, every
 from tests.fakes.messages_server import BogusQuoteBrain, Fault, count_tokens, running_server
 from tests.llm import item, prefix, settings_for
@@ -39,11 +39,11 @@ def wait_ended(settings, batch_id, limit_s=5.0):
 
 def test_batch_params_are_the_interactive_requests_without_stream_options():
     config = LLMSettings(api_key="k", base_url="http://127.0.0.1:9")
-    live = _draft_request(config, prefix(), "Standard positions.")
+    live = draft_request(config, prefix(), "Standard positions.")
     live.pop("timeout")
     assert draft_params(config, prefix=prefix(), instructions="Standard positions.") == live
     items = [item(1), item(2)]
-    assert verify_params(config, prefix=prefix(), items=items) == _verify_request(
+    assert verify_params(config, prefix=prefix(), items=items) == verify_request(
         config, prefix(), items
     )
 
