@@ -60,7 +60,9 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
                 seen.append(time.time())
             ingestion.result()
         opened = QueueItem.objects.get(passage__contract__matter=matter).created_at.timestamp()
-        assert max(seen) - opened < 2, "the item reached the lawyers' pages too late"
+        # Pushed, not found by the catch-up read (every LIVE_CATCH_UP_S, 30 s): well under that
+        # even on a machine busy with parallel tests. The push's speed is bench_sockets' target.
+        assert max(seen) - opened < 10, "the item reached the lawyers' pages too late"
         for page in pages:  # both press Claim at (nearly) the same time
             page.evaluate("document.querySelector('[data-action=claim]').form.requestSubmit()")
         for page in pages:
