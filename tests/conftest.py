@@ -11,6 +11,7 @@ from reviewapp.accounts.models import Matter, Membership, Organisation, Organisa
 
 ROOT = Path(__file__).resolve().parent.parent
 CUAD_DIR = ROOT.parent / "shared" / "data" / "cuad"
+ZH_DIR = ROOT.parent / "shared" / "data" / "zh"
 
 
 # Tests that start processes or browsers, or read the CUAD corpus: `make test-fast` leaves them
@@ -61,6 +62,15 @@ def cuad_dir() -> Path:
     if not (CUAD_DIR / "labels.jsonl").exists():
         pytest.skip(f"CUAD data not found at {CUAD_DIR} (expected ../shared/data/cuad)")
     return CUAD_DIR
+
+
+@pytest.fixture
+def zh_dir() -> Path:
+    if not any(ZH_DIR.glob("*.labels.json")):
+        pytest.skip(
+            f"Chinese labelled contracts not found at {ZH_DIR} (expected ../shared/data/zh)"
+        )
+    return ZH_DIR
 
 
 @pytest.fixture

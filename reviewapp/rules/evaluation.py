@@ -1,4 +1,9 @@
-"""Measures a playbook against lawyer-labelled contracts (CUAD layout): recall, precision, routing.
+"""Measures a playbook against lawyer-labelled contracts: recall, precision, routing.
+
+Two layouts of a labelled folder are read: CUAD's (``labels.jsonl`` of character spans per
+category) and the quoted one of ``../shared/data/zh`` (``NAME.txt`` beside ``NAME.labels.json``,
+a list of ``{article, quote, category}`` where the quote is an exact substring of the text, and
+``BOILERPLATE`` marks clauses that should stay unflagged).
 
 A labelled clause counts as caught when a flagged passage (PENDING or REJECTED) carrying a hit of
 the clause's category overlaps it. The routed share is the part of a document's characters that
@@ -49,9 +54,37 @@ class _Tally:
     missed: list[dict] = field(default_factory=list)
 
 
+BOILERPLATE = "BOILERPLATE"  # a quoted label: a clause no rule should flag
+
+
+def is_labelled_folder(folder: str | Path) -> bool:
+    """Does ``folder`` hold labelled documents in either layout?"""
+    folder = Path(folder)
+    return (folder / "labels.jsonl").is_file() or any(folder.glob("*.labels.json"))
+
+
+@dataclass
+class _Boilerplate:
+    """Clauses labelled ``BOILERPLATE`` and how many of them lie in a flagged passage."""
+
+    labelled: int = 0
+    flagged: int = 0
+
+    def tally(self, doc: Document, flagged: Sequence[Passage]) -> None:
+        for start, end in doc.labels.get(BOILERPLATE, []):
+            self.labelled += 1
+            self.flagged += any(s.start < end and start < s.end for s in flagged)
+
+    def figures(self) -> dict[str, int]:
+        return {"boilerplate": self.labelled, "boilerplate_flagged": self.flagged}
+
+
 def load_documents(path: str | Path) -> tuple[list[Document], list[str]]:
-    """Documents of ``labels.jsonl`` (a file or its folder) and the clause categories to score."""
+    """Documents of ``labels.jsonl`` (a file or its folder) or of a folder of quoted labels, and
+    the clause categories to score."""
     labels_path = Path(path)
+    if labels_path.is_dir() and not (labels_path / "labels.jsonl").is_file():
+        return _quoted_documents(labels_path)
     if labels_path.is_dir():
         labels_path = labels_path / "labels.jsonl"
     folder = labels_path.parent
@@ -92,6 +125,7 @@ def evaluate(
     routed_chars = total_chars = 0
     shares: list[float] = []
     false_alarms: list[dict] = []
+    boilerplate = _Boilerplate()
     started = time.perf_counter()
     for doc in documents:
         segments = segment(doc.text)
@@ -107,19 +141,23 @@ def evaluate(
         total_chars += len(doc.text)
         shares.append(routed / len(doc.text) if doc.text else 0.0)
         by_index = {s.index: s for s in flagged}
+        boilerplate.tally(doc, flagged)
         for category, tally in tallies.items():
             flagged_here = _flagged_with(category, hits, by_index)
             _tally_document(tally, doc, category, flagged_here, keep_missed, false_alarms)
-    return _report(
-        compiled,
-        documents,
-        tallies,
-        routed_chars,
-        total_chars,
-        shares,
-        false_alarms,
-        seconds=time.perf_counter() - started,
-        keep_missed=keep_missed,
+    return (
+        _report(
+            compiled,
+            documents,
+            tallies,
+            routed_chars,
+            total_chars,
+            shares,
+            false_alarms,
+            seconds=time.perf_counter() - started,
+            keep_missed=keep_missed,
+        )
+        | boilerplate.figures()
     )
 
 
@@ -143,6 +181,11 @@ def format_table(report: dict) -> str:
         f"routed share pooled {_fmt(report['routed_share_pooled'])}  "
         f"mean {_fmt(report['routed_share_mean'])}"
     )
+    if report.get("boilerplate"):
+        rows.append(
+            f"boilerplate clauses flagged {report['boilerplate_flagged']} "
+            f"of {report['boilerplate']}"
+        )
     minimum = report["min_recall_10"]
     if minimum is not None:
         rows.append(
@@ -236,6 +279,36 @@ def _document(row: dict, folder: Path) -> Document:
     text = (folder / row["txt"]).read_text(encoding="utf-8")
     labels = {c: [(int(s), int(e)) for s, e in spans] for c, spans in row["labels"].items()}
     return Document(id=row["id"], type=row.get("type", ""), text=text, labels=labels)
+
+
+def _quoted_documents(folder: Path) -> tuple[list[Document], list[str]]:
+    documents = []
+    for labels_file in sorted(folder.glob("*.labels.json")):
+        name = labels_file.name.removesuffix(".labels.json")
+        text = (folder / f"{name}.txt").read_text(encoding="utf-8")
+        labels: dict[str, list[tuple[int, int]]] = {}
+        for row in json.loads(labels_file.read_text(encoding="utf-8")):
+            quote = row["quote"]
+            start = _quote_start(text, quote, row.get("article") or "")
+            if start < 0:
+                raise ValueError(f"{labels_file.name}: quote not in the text: {quote!r}")
+            labels.setdefault(row["category"], []).append((start, start + len(quote)))
+        kind = name.partition("_")[2].replace("_", " ")
+        documents.append(Document(id=name, type=kind, text=text, labels=labels))
+    if not documents:
+        raise ValueError(f"{folder}: no labels.jsonl and no *.labels.json")
+    categories = sorted({c for doc in documents for c in doc.labels} - {BOILERPLATE})
+    return documents, categories
+
+
+def _quote_start(text: str, quote: str, article: str) -> int:
+    """Where ``quote`` starts: its first occurrence after the article's heading, else its first."""
+    heading = text.find(article) if article else -1
+    if heading >= 0:
+        found = text.find(quote, heading)
+        if found >= 0:
+            return found
+    return text.find(quote)
 
 
 def _clause_categories(folder: Path, documents: list[Document]) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from reviewapp.rules.evaluation import evaluate, format_table
+from reviewapp.rules.evaluation import evaluate, format_table, is_labelled_folder
 from reviewapp.rules.models import Playbook
 from reviewapp.rules.router import shipped_router_path
 from reviewapp.rules.router.model import RouterFileInvalid, load_router
@@ -51,8 +51,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder = Path(options["directory"])
-        if not (folder / "labels.jsonl").is_file():
-            raise CommandError(f"{folder} has no labels.jsonl (see README: evaluate_playbook).")
+        if not is_labelled_folder(folder):
+            raise CommandError(
+                f"{folder} has no labels.jsonl and no *.labels.json "
+                "(see README: evaluate_playbook)."
+            )
         if options["check"] == "cross-validate":
             report = self._check(folder, options)
         elif options["organisation"]:

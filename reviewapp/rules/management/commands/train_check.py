@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.rules.check.training import DEFAULT_RECALL
 from reviewapp.rules.check_training import check_train_from_folder, format_lawyer_figures
+from reviewapp.rules.evaluation import is_labelled_folder
 from reviewapp.rules.router_training import RouterTrainingError
 
 
@@ -29,8 +30,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder = Path(options["directory"])
-        if not (folder / "labels.jsonl").is_file():
-            raise CommandError(f"{folder} has no labels.jsonl (see README: train_check).")
+        if not is_labelled_folder(folder):
+            raise CommandError(
+                f"{folder} has no labels.jsonl and no *.labels.json (see README: train_check)."
+            )
         if not 0 < options["recall"] <= 1:
             raise CommandError("--recall must be in (0, 1].")
         try:

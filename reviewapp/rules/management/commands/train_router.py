@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.accounts.models import Organisation
+from reviewapp.rules.evaluation import is_labelled_folder
 from reviewapp.rules.router_training import (
     RouterTrainingError,
     router_train_from_folder,
@@ -36,8 +37,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder = Path(options["directory"])
-        if not (folder / "labels.jsonl").is_file():
-            raise CommandError(f"{folder} has no labels.jsonl (see README: train_router).")
+        if not is_labelled_folder(folder):
+            raise CommandError(
+                f"{folder} has no labels.jsonl and no *.labels.json (see README: train_router)."
+            )
         if options["organisation"] is None and options["out"] is None:
             raise CommandError("Say where the model goes: --out FILE, or --organisation NAME.")
         common = {
