@@ -1,5 +1,6 @@
 """The contract as the counterparty will get it back: its own Word file with every accepted
-redline as a tracked change and every issue as a comment on its words (`docx_tracked`).
+redline as tracked changes, cut to the words that differ (`diff.word_edits`), and every issue as
+a comment on its words (`docx_tracked`).
 
 A PDF or text upload, or a Word file whose text is no longer the one the review read, gets a
 generated Word file of the contract's text carrying the same changes and comments. Nothing is
@@ -27,7 +28,7 @@ from reviewapp.reviews.exports.docx_tracked import (
     xml_safe,
 )
 from reviewapp.reviews.exports.model import Issue, ReviewExport
-from reviewapp.reviews.redlines.diff import change_bounds
+from reviewapp.reviews.redlines.diff import word_edits
 from reviewapp.reviews.redlines.models import Redline
 from reviewapp.reviews.redlines.selectors import accepted_redlines
 
@@ -54,21 +55,21 @@ def redline_docx_render(export: ReviewExport) -> bytes:
 
 
 def redline_changes(redlines: list[Redline]) -> list[Change]:
-    """One change per accepted redline, narrowed to the words that differ."""
+    """The changes of the accepted redlines, each cut to the words that differ: the words that
+    stay between two edits of one clause stay plain text."""
     changes = []
     for redline in redlines:
-        prefix, suffix = change_bounds(redline.original_text, redline.replacement)
-        replacement = redline.replacement[prefix : len(redline.replacement) - suffix]
-        changes.append(
-            Change(
-                start=redline.span_start + prefix,
-                end=redline.span_end - suffix,
-                replacement=replacement,
-                author=_name(redline.accepted_by),
-                date=redline.accepted_at or redline.updated_at,
-                key=redline.pk,
+        for edit in word_edits(redline.original_text, redline.replacement):
+            changes.append(
+                Change(
+                    start=redline.span_start + edit.start,
+                    end=redline.span_start + edit.end,
+                    replacement=edit.replacement,
+                    author=_name(redline.accepted_by),
+                    date=redline.accepted_at or redline.updated_at,
+                    key=redline.pk,
+                )
             )
-        )
     return changes
 
 
@@ -78,9 +79,12 @@ def _tracked(
     result = docx_tracked(content=content, text=text, changes=changes, notes=notes)
     if not result.unplaced:
         return result.content
-    by_pk: dict[object, Redline] = {redline.pk: redline for redline in redlines}
-    extra = [_unplaced_note(by_pk[change.key]) for change in result.unplaced]
-    return docx_tracked(content=content, text=text, changes=changes, notes=[*notes, *extra]).content
+    # A redline is tracked whole or not at all: one whose edit could not be placed is left out,
+    # and its wording becomes a comment.
+    left_out = {change.key for change in result.unplaced}
+    kept = [change for change in changes if change.key not in left_out]
+    extra = [_unplaced_note(r) for r in redlines if r.pk in left_out]
+    return docx_tracked(content=content, text=text, changes=kept, notes=[*notes, *extra]).content
 
 
 def _original_docx(contract: Contract) -> bytes | None:
