@@ -295,6 +295,8 @@ def audit_redline_event(
             "span": [redline.span_start, redline.span_end],
             "replacement_sha256": sha256_text(redline.replacement),
             "replacement_chars": len(redline.replacement),
+            "counterparty_comment_sha256": sha256_text(redline.counterparty_comment),
+            "counterparty_comment_chars": len(redline.counterparty_comment),
         },
     )
 

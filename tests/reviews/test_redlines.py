@@ -400,3 +400,56 @@ def test_the_queue_pages_redline_panels_cost_the_same_queries_for_many_items(
     finally:
         redlines.panels_for = original
     assert with_panels - without <= 6, (with_panels, without)
+
+
+COMMENT = "We can accept an assignment to an affiliate."
+
+
+def save_commented(client, review, comment, replacement="1. Assignment. " + STANDARD):
+    return client.post(
+        f"/api/reviews/{review.pk}/redlines/",
+        {
+            "passage": assignment(review).pk,
+            "category": "Anti-Assignment",
+            "replacement": replacement,
+            "counterparty_comment": comment,
+        },
+        content_type="application/json",
+    )
+
+
+def test_a_comment_for_the_counterparty_round_trips_through_the_api(client, review, lawyer):
+    client.force_login(lawyer)
+    saved = save_commented(client, review, COMMENT)
+    assert saved.status_code == 200 and saved.json()["counterparty_comment"] == COMMENT
+    pk = saved.json()["id"]
+    assert client.get(f"/api/redlines/{pk}/").json()["counterparty_comment"] == COMMENT
+    listed = client.get(f"/api/reviews/{review.pk}/redlines/").json()
+    assert [r["counterparty_comment"] for r in listed] == [COMMENT]
+    # Saving the words without the field keeps the comment.
+    assert save(client, review, "1. Assignment. " + STANDARD).json()["counterparty_comment"] == (
+        COMMENT
+    )
+    assert client.post(f"/api/redlines/{pk}/accept/").json()["status"] == "ACCEPTED"
+    # What goes to the other side was accepted: a new comment must be accepted anew.
+    changed = save_commented(client, review, "Affiliates only.").json()
+    assert changed["status"] == "DRAFT" and changed["counterparty_comment"] == "Affiliates only."
+    cleared = save_commented(client, review, "").json()
+    assert cleared["counterparty_comment"] == ""
+    event = AuditEvent.objects.filter(action="redline.saved").order_by("-seq").first()
+    assert event.data["counterparty_comment_chars"] == 0
+    too_long = save_commented(client, review, "x" * 5001)
+    assert too_long.status_code == 400
+
+
+def test_only_the_matters_lawyers_write_the_comment_for_the_counterparty(
+    client, review, lawyer, reviewer, make_user
+):
+    client.force_login(lawyer)
+    pk = save_commented(client, review, COMMENT).json()["id"]
+    client.force_login(reviewer)
+    assert client.get(f"/api/redlines/{pk}/").json()["counterparty_comment"] == COMMENT
+    assert save_commented(client, review, "Anything goes.").status_code == 403
+    client.force_login(make_user("mallory"))
+    assert save_commented(client, review, "Anything goes.").status_code == 404
+    assert Redline.objects.get(pk=pk).counterparty_comment == COMMENT
