@@ -203,7 +203,7 @@ def test_a_text_upload_exports_as_a_generated_docx_with_the_change(client, revie
     client.force_login(lawyer)
     pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
     client.post(f"/api/redlines/{pk}/accept/")
-    response = client.get(f"/reviews/{review.pk}/export.redline.docx")
+    response = client.get(f"/reviews/{review.pk}/export.redline-internal.docx")
     assert response.status_code == 200
     assert 'filename="msa-review-' in response["Content-Disposition"]
     content = b"".join(response)
@@ -211,12 +211,14 @@ def test_a_text_upload_exports_as_a_generated_docx_with_the_change(client, revie
     assert accepted_text(content) == TEXT.replace(clause, STANDARD)
     # Cut to the words: "consent" stays, the words before and after it are typed in.
     assert revisions(content) == [
-        ("ins", "Lee Lawyer", "the other's written "),
-        ("ins", "Lee Lawyer", ", not to be unreasonably withheld"),
+        ("ins", "Lee Lawyer (Org)", "the other's written "),
+        ("ins", "Lee Lawyer (Org)", ", not to be unreasonably withheld"),
     ]
     assert anchored(content, "Anti-Assignment (medium)") == "Assign"  # 1. Assignment
     assert anchored(content, "Most Favored Nation (critical)") == "most favored nation"
-    assert AuditEvent.objects.filter(action="export.created", data__format="redline.docx")
+    assert AuditEvent.objects.filter(
+        action="export.created", data__format="redline-internal.docx", data__audience="firm"
+    )
 
 
 UNCAPPED = """
@@ -255,8 +257,8 @@ def test_a_pdf_upload_exports_as_a_generated_docx_with_the_change_and_its_pages(
     assert saved.status_code == 200, saved.content
     client.post(f"/api/redlines/{saved.json()['id']}/accept/")
     client.force_login(reviewer)
-    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
-    assert revisions(content) == [("ins", "Lee Lawyer", " the other's written")]
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
+    assert revisions(content) == [("ins", "Lee Lawyer (Org)", " the other's written")]
     assert accepted_text(content) == contract.text.replace(clause, replacement)
     assert anchored(content, "Anti-Assignment (medium)")
     assert part(content, "word/document.xml").count(b"<w:pageBreakBefore/>") == 1  # two pages
@@ -279,11 +281,11 @@ def test_the_uploaded_word_file_gets_the_change_at_its_clause(
     assert saved.status_code == 200, saved.content
     client.post(f"/api/redlines/{saved.json()['id']}/accept/")
     client.force_login(reviewer)
-    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
     assert revisions(content) == [
-        ("del", "Lee Lawyer", "unlimited"),
-        ("ins", "Lee Lawyer", "capped at the fees paid"),
-        ("del", "Lee Lawyer", " all"),
+        ("del", "Lee Lawyer (Org)", "unlimited"),
+        ("ins", "Lee Lawyer (Org)", "capped at the fees paid"),
+        ("del", "Lee Lawyer (Org)", " all"),
     ]
     text = contract.text
     assert accepted_text(content) == text.replace(clause, new)
@@ -302,7 +304,7 @@ def test_a_word_file_whose_text_changed_exports_its_text_instead(
     Contract.objects.filter(pk=contract.pk).update(text=contract.text.replace("Master", "Mister"))
     review = scanned(Contract.objects.get(pk=contract.pk), django_capture_on_commit_callbacks)
     client.force_login(lawyer)
-    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
     assert docx_text(content).startswith("Mister Services Agreement")
     assert anchored(content, "This document is the contract's text as Clausewise read it")
 

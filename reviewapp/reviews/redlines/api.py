@@ -163,8 +163,9 @@ class RedlineDetailView(APIView):
 class RedlineAcceptView(APIView):
     @extend_schema(
         summary="Accept a draft redline into the review (a lawyer of the matter)",
-        description="From then on the `redline.docx` export carries it as a tracked change by "
-        "this lawyer, dated now. Recorded in the audit log (`redline.accepted`).",
+        description="From then on the `redline.docx` and `redline-internal.docx` exports "
+        "carry it as tracked changes by this lawyer, dated now, with its "
+        "`counterparty_comment` on them. Recorded in the audit log (`redline.accepted`).",
         request=None,
         responses={200: RedlineSerializer, 400: OpenApiResponse(description="Changes nothing")}
         | REFUSALS,
