@@ -222,10 +222,14 @@ def audit_websocket_refusal(*, scope: dict[str, Any], code: int) -> None:
     )
 
 
-def audit_export(*, review: Any, user: Any, fmt: str) -> None:
-    """A reviewer downloaded a review as ``fmt`` (docx, json or csv)."""
+def audit_export(*, review: Any, user: Any, fmt: str, audience: str = "") -> None:
+    """A reviewer downloaded a review as ``fmt`` (docx, json, csv or a redlined contract, which
+    is for ``audience``: the counterparty or the firm)."""
     actor_kind, actor = _actor_of(user)
     contract = review.contract
+    data = {"format": fmt, "contract_id": contract.pk, "review_status": review.status}
+    if audience:
+        data["audience"] = audience
     audit_record(
         organisation_id=contract.matter.organisation_id,
         action=AuditAction.EXPORT_CREATED,
@@ -233,7 +237,7 @@ def audit_export(*, review: Any, user: Any, fmt: str) -> None:
         actor=actor,
         target_type="review",
         target_id=review.pk,
-        data={"format": fmt, "contract_id": contract.pk, "review_status": review.status},
+        data=data,
     )
 
 
@@ -295,6 +299,8 @@ def audit_redline_event(
             "span": [redline.span_start, redline.span_end],
             "replacement_sha256": sha256_text(redline.replacement),
             "replacement_chars": len(redline.replacement),
+            "counterparty_comment_sha256": sha256_text(redline.counterparty_comment),
+            "counterparty_comment_chars": len(redline.counterparty_comment),
         },
     )
 

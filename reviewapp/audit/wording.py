@@ -167,6 +167,13 @@ def rule_words(rule_ids: list[str], lookups: EventLookups) -> str:
     return ", ".join(named)
 
 
+# Who a redlined contract was exported for (the export event's `audience`).
+EXPORT_AUDIENCES = {
+    "counterparty": gettext_lazy("for the counterparty, no internal notes"),
+    "firm": gettext_lazy("for the firm, with internal notes"),
+}
+
+
 def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
     data = event.data if isinstance(event.data, dict) else {}
     if event.action == AuditAction.PASSAGE_TRANSITION:
@@ -184,7 +191,9 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
             }
         return words
     if event.action == AuditAction.EXPORT_CREATED:
-        return str(data.get("format", "")).upper()
+        words = str(data.get("format", "")).upper()
+        audience = EXPORT_AUDIENCES.get(str(data.get("audience", "")))
+        return f"{words} ({audience})" if audience else words
     if event.action in (AuditAction.QUEUE_HANDED_OVER, AuditAction.QUEUE_CLAIMED):
         return data.get("claimed_by") or ""
     if event.action == AuditAction.QUEUE_COMMENTED and data.get("mentions"):

@@ -15,14 +15,18 @@ from reviewapp.reviews.selectors import review_get_for_user
 
 class ReviewExportView(APIView):
     @extend_schema(
-        summary="Export a review: Word memo (docx), JSON or CSV of issues",
+        summary="Export a review: Word memo (docx), JSON, CSV of issues, or the redlined "
+        "contract for the counterparty (redline.docx) or for the firm (redline-internal.docx)",
         description="`docx`: a review memo with summary, key facts, an issue table and each "
         "issue as a Word comment anchored on its clause. `json`: schema "
         "`clausewise.review-export/1`. `csv`: one row per issue, UTF-8 with a byte-order mark, "
         "cells that a spreadsheet would read as a formula prefixed with a quote. "
-        "`redline.docx`: the contract itself (the uploaded Word file; a generated one for PDF "
-        "and text) with each accepted redline as a tracked change by its lawyer and each issue "
-        "as a comment on its words. "
+        "`redline.docx`, for the counterparty: the contract itself (the uploaded Word file; a "
+        "generated one for PDF and text) with each accepted redline as tracked changes cut to "
+        "the words that differ, by its lawyer and the firm, and only the lawyers' comments for "
+        "the counterparty (`counterparty_comment`), each on its change; no internal notes. "
+        "`redline-internal.docx`, for the firm: the same file with every issue as a comment "
+        "on its words as well. "
         "Every export is recorded in the audit log.",
         parameters=[
             OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(FORMATS))

@@ -11,7 +11,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from reviewapp.reviews.exports import export_recorded
-from reviewapp.reviews.exports.formats import FORMATS, export_filename
+from reviewapp.reviews.exports.formats import FORMATS, REDLINE_AUDIENCES, export_filename
 from reviewapp.reviews.exports.selectors import review_export_model
 from reviewapp.reviews.models import Review
 from reviewapp.reviews.selectors import review_get_for_user
@@ -25,7 +25,7 @@ def export_response(*, review: Review, user: Any, fmt: str) -> HttpResponse:
     response["Content-Disposition"] = content_disposition_header(
         as_attachment=True, filename=export_filename(export, fmt)
     )
-    export_recorded(review=review, user=user, fmt=fmt)
+    export_recorded(review=review, user=user, fmt=fmt, audience=REDLINE_AUDIENCES.get(fmt, ""))
     return response
 
 

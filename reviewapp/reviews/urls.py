@@ -11,5 +11,5 @@ urlpatterns: list[URLPattern] = [
         {"fmt": fmt},
         name=f"review-export-{fmt}",
     )
-    for fmt in ("docx", "json", "csv", "redline.docx")
+    for fmt in ("docx", "json", "csv", "redline.docx", "redline-internal.docx")
 ]

@@ -252,6 +252,9 @@ OCR_ENABLED = env_bool("OCR_ENABLED", True)
 OCR_LANGUAGES = [code for code in env_str("OCR_LANGUAGES", "eng+chi_sim").split("+") if code]
 OCR_SECONDS_PER_PAGE = env_float("OCR_SECONDS_PER_PAGE", 60.0, minimum=1.0)
 OCR_BASE_TIME_S = env_float("OCR_BASE_TIME_S", 60.0, minimum=1.0)
+# Who the tracked changes and comments of the exported redlines are by: "<lawyer> (<firm>)".
+# Empty: the name of the contract's organisation.
+CLAUSEWISE_FIRM_NAME = env_str("CLAUSEWISE_FIRM_NAME").strip()
 
 REST_FRAMEWORK = {
     # Token first: a request without credentials gets 401 with "WWW-Authenticate: Token".

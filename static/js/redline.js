@@ -48,16 +48,21 @@
     if (withdraw) withdraw.hidden = redline.status === "WITHDRAWN";
     const textarea = box.querySelector("[data-role=replacement]");
     if (textarea) textarea.dataset.saved = redline.replacement;
+    const comment = box.querySelector("[data-role=counterparty-comment]");
+    if (comment) comment.dataset.saved = redline.counterparty_comment;
+  }
+
+  function edited(textarea) {
+    return Boolean(textarea) && textarea.value !== (textarea.dataset.saved ?? textarea.defaultValue);
   }
 
   async function save(box, form) {
     const holder = box.closest("[data-redlines]");
     const replacement = box.querySelector("[data-role=replacement]").value;
-    return call(holder.dataset.saveUrl, form, {
-      passage: Number(box.dataset.passageId),
-      category: box.dataset.category,
-      replacement,
-    });
+    const comment = box.querySelector("[data-role=counterparty-comment]");
+    const body = { passage: Number(box.dataset.passageId), category: box.dataset.category, replacement };
+    if (comment) body.counterparty_comment = comment.value;
+    return call(holder.dataset.saveUrl, form, body);
   }
 
   async function act(button) {
@@ -65,12 +70,13 @@
     const form = button.closest("form");
     const error = form.querySelector("[data-role=error]");
     const textarea = form.querySelector("[data-role=replacement]");
+    const comment = form.querySelector("[data-role=counterparty-comment]");
     const action = button.dataset.action;
     error.hidden = true;
     form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     try {
       let redline = null;
-      const unsaved = !box.dataset.redlineId || textarea.value !== (textarea.dataset.saved ?? textarea.defaultValue)
+      const unsaved = !box.dataset.redlineId || edited(textarea) || edited(comment)
         || box.dataset.status === "WITHDRAWN";
       if (action === "redline-save" || (action === "redline-accept" && unsaved)) {
         redline = await save(box, form);

@@ -1,5 +1,6 @@
-"""In the browser: a lawyer edits a redline in the queue and accepts it; the reviewer exports
-the contract with tracked changes, and the file read back carries the change."""
+"""In the browser: a lawyer edits a redline in the queue, writes a comment for the counterparty
+and accepts it; the reviewer exports the contract for the counterparty and for the firm, and the
+files read back carry the change, the one only the lawyer's comment, the other the issues too."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from reviewapp.accounts.models import Matter
 from reviewapp.accounts.services import DEMO_MATTER, demo_seed
 from tests.e2e.test_upload_flow import sign_in
 from tests.processes import web_server
-from tests.reviews.docx_files import accepted_text, revisions
+from tests.reviews.docx_files import accepted_text, comment_texts, rejected_text, revisions
 from tests.reviews.test_exports import reviewed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -30,6 +31,7 @@ TEXT = (
     "1. Pricing. Customer shall receive most favored nation pricing.\n\n2. Notices. In writing.\n"
 )
 EDITED = "1. Pricing. Customer shall receive the prices listed in Schedule 2."
+COMMENT = "Schedule 2 holds the prices we agreed on the call."
 
 
 def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
@@ -50,6 +52,7 @@ def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
             == "1. Pricing. Customer shall receive the prices listed in Schedule 1."
         )
         textarea.fill(EDITED)
+        editor.locator("[data-role=counterparty-comment]").fill(COMMENT)
         editor.locator("[data-action=redline-accept]").click()
         lawyer.wait_for_selector(".redline[data-status=ACCEPTED]")
         deleted = " ".join(editor.locator(".redline-diff del").all_inner_texts())
@@ -65,12 +68,24 @@ def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
         reviewer.wait_for_selector("#review-redlines[data-loaded='1']")
         shown = reviewer.locator(".redline[data-status=ACCEPTED]")
         assert shown.count() == 1 and shown.locator(".redline-diff del").count() > 0
-        with reviewer.expect_download() as download:
-            reviewer.click("[data-role=redline-export]")
-        assert download.value.suggested_filename.endswith(".redline.docx")
-        content = download.value.path().read_bytes()
-    assert accepted_text(content) == TEXT.replace(TEXT.split("\n")[0], EDITED)
-    assert [(kind, author) for kind, author, _text in revisions(content)] == [
-        ("del", "lawyer"),
-        ("ins", "lawyer"),
-    ]
+        links = reviewer.locator("[data-role^=redline-export]")
+        assert links.all_inner_texts() == [
+            "Redline for the counterparty (no internal notes)",
+            "Redline for the firm (with internal notes)",
+        ]
+        files = {}
+        for role in ("redline-export", "redline-export-internal"):
+            with reviewer.expect_download() as download:
+                reviewer.click(f"[data-role={role}]")
+            files[download.value.suggested_filename.rsplit(".", 2)[-2]] = (
+                download.value.path().read_bytes()
+            )
+    assert sorted(files) == ["redline", "redline-internal"]
+    for content in files.values():
+        assert accepted_text(content) == TEXT.replace(TEXT.split("\n")[0], EDITED)
+        assert rejected_text(content) == TEXT
+        # The demo lawyer has no full name: the firm (the organisation) signs, never "lawyer".
+        assert {author for _kind, author, _text in revisions(content)} == {"Demo LLP"}
+    assert comment_texts(files["redline"]) == [COMMENT]
+    internal = comment_texts(files["redline-internal"])
+    assert COMMENT in internal and any(c.startswith("Most Favored Nation") for c in internal)

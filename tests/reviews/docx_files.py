@@ -128,6 +128,41 @@ def accepted_text(content: bytes) -> str:
     return docx_text(out.getvalue())
 
 
+def rejected_text(content: bytes) -> str:
+    """The text of `content` with every tracked change rejected: insertions removed, deletions
+    (and deleted paragraph marks) unwrapped back into plain text."""
+    document = docx.Document(io.BytesIO(content))
+    root = document.element.body
+    for insertion in root.xpath(".//w:ins[not(parent::w:rPr)]"):
+        insertion.getparent().remove(insertion)
+    for deletion in root.xpath(".//w:del"):
+        for child in list(deletion):
+            deletion.addprevious(child)
+        deletion.getparent().remove(deletion)
+    for node in root.xpath(".//w:delText"):
+        node.tag = qn("w:t")
+    out = io.BytesIO()
+    document.save(out)
+    return docx_text(out.getvalue())
+
+
+def comment_texts(content: bytes) -> list[str]:
+    """The text of each comment, in order; none when the file has no comments part."""
+    with zipfile.ZipFile(io.BytesIO(content)) as package:
+        if "word/comments.xml" not in package.namelist():
+            return []
+        root = etree.fromstring(package.read("word/comments.xml"))
+    return ["\n".join("".join(p.itertext()) for p in c.iter(f"{W}p")) for c in root]
+
+
+def comment_authors(content: bytes) -> set[str]:
+    with zipfile.ZipFile(io.BytesIO(content)) as package:
+        if "word/comments.xml" not in package.namelist():
+            return set()
+        root = etree.fromstring(package.read("word/comments.xml"))
+    return {c.get(f"{W}author") for c in root}
+
+
 def comment_anchors(content: bytes) -> dict[str, str]:
     """Comment text -> the original words between its range markers (deleted words included,
     inserted ones left out)."""

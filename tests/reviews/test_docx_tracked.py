@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from datetime import UTC, datetime
 
 import pytest
@@ -22,6 +24,7 @@ from tests.reviews.docx_files import (
     contract_docx,
     libreoffice_view,
     part,
+    rejected_text,
     revisions,
 )
 
@@ -220,3 +223,60 @@ def test_libreoffice_reads_one_change_per_redline_and_the_intended_text():
     expected = [p for p in apply(TEXT, CHANGES).replace("\t", "\n").split("\n") if p.strip()]
     got = [p for p in "\n".join(paragraphs).replace("\t", "\n").split("\n") if p.strip()]
     assert got == expected
+
+
+def test_rejecting_every_change_gives_back_the_original_text():
+    joined = Change(
+        TEXT.index("逾期付款"), TEXT.index("Governing law") + 13, "适用法律", "Lee", WHEN
+    )
+    changes = [*CHANGES[:3], joined, change("within five", "within ten")]
+    result = docx_tracked(content=ORIGINAL, text=TEXT, changes=changes, notes=[])
+    assert result.placed == len(changes)
+    assert rejected_text(result.content) == TEXT
+
+
+def test_a_note_on_a_change_wraps_its_deletion_and_insertion():
+    keyed = [
+        Change(*span("unlimited"), "capped", "Lee Lawyer (Hart LLP)", WHEN, key=7),
+        Change(*span("all claims"), "claims", "Lee Lawyer (Hart LLP)", WHEN, key=7),
+        Change(*span("Schedule 1"), "Schedule 2", "Lee Lawyer (Hart LLP)", WHEN, key=8),
+    ]
+    note = Note(*span("unlimited"), ("We accept a cap.",), "Lee Lawyer (Hart LLP)", on_change=7)
+    result = docx_tracked(content=ORIGINAL, text=TEXT, changes=keyed, notes=[note])
+    root = body(result.content)
+    (start,) = root.iter(f"{W}commentRangeStart")
+    (end,) = root.iter(f"{W}commentRangeEnd")
+    assert start.getnext().tag == f"{W}del" and end.getprevious().tag == f"{W}ins"
+    # From the first edit of the redline through its last, the words between included.
+    assert comment_anchors(result.content) == {"We accept a cap.": "unlimited for all claims"}
+    assert end.getnext().find(f"{W}commentReference") is not None
+
+
+def test_a_note_on_a_change_that_could_not_be_placed_sits_on_its_words():
+    note = Note(*span("Schedule 1"), ("Please confirm.",), on_change=99)
+    result = docx_tracked(content=ORIGINAL, text=TEXT, changes=[], notes=[note])
+    assert comment_anchors(result.content) == {"Please confirm.": "Schedule 1"}
+
+
+def _as_word_writes_it(content: bytes) -> bytes:
+    """`content` with its XML parts as Word writes them: a CRLF after the XML declaration,
+    which python-docx would not write back."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(content)) as source, zipfile.ZipFile(out, "w") as package:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename.endswith(".xml") and data.startswith(b"<?xml"):
+                head, _newline, rest = data.partition(b"\n")
+                data = head.rstrip(b"\r") + b"\r\n" + rest
+            package.writestr(info, data)
+    return out.getvalue()
+
+
+def test_parts_that_changes_do_not_touch_keep_the_original_bytes():
+    original = _as_word_writes_it(ORIGINAL)
+    notes = [Note(*span("Fee"), ("Fees",))]
+    result = docx_tracked(content=original, text=TEXT, changes=CHANGES, notes=notes)
+    names = ("word/styles.xml", "word/numbering.xml", "word/header1.xml", "word/footer1.xml")
+    for name in (*names, "word/settings.xml", "word/theme/theme1.xml", "docProps/core.xml"):
+        assert part(result.content, name) == part(original, name), name
+    assert accepted_text(result.content) == apply(TEXT, CHANGES)

@@ -203,19 +203,22 @@ def test_a_text_upload_exports_as_a_generated_docx_with_the_change(client, revie
     client.force_login(lawyer)
     pk = save(client, review, "1. Assignment. " + STANDARD).json()["id"]
     client.post(f"/api/redlines/{pk}/accept/")
-    response = client.get(f"/reviews/{review.pk}/export.redline.docx")
+    response = client.get(f"/reviews/{review.pk}/export.redline-internal.docx")
     assert response.status_code == 200
     assert 'filename="msa-review-' in response["Content-Disposition"]
     content = b"".join(response)
     clause = "Neither party may assign this Agreement without consent."
     assert accepted_text(content) == TEXT.replace(clause, STANDARD)
+    # Cut to the words: "consent" stays, the words before and after it are typed in.
     assert revisions(content) == [
-        ("del", "Lee Lawyer", "consent"),
-        ("ins", "Lee Lawyer", "the other's written consent, not to be unreasonably withheld"),
+        ("ins", "Lee Lawyer (Org)", "the other's written "),
+        ("ins", "Lee Lawyer (Org)", ", not to be unreasonably withheld"),
     ]
     assert anchored(content, "Anti-Assignment (medium)") == "Assign"  # 1. Assignment
     assert anchored(content, "Most Favored Nation (critical)") == "most favored nation"
-    assert AuditEvent.objects.filter(action="export.created", data__format="redline.docx")
+    assert AuditEvent.objects.filter(
+        action="export.created", data__format="redline-internal.docx", data__audience="firm"
+    )
 
 
 UNCAPPED = """
@@ -254,8 +257,8 @@ def test_a_pdf_upload_exports_as_a_generated_docx_with_the_change_and_its_pages(
     assert saved.status_code == 200, saved.content
     client.post(f"/api/redlines/{saved.json()['id']}/accept/")
     client.force_login(reviewer)
-    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
-    assert revisions(content) == [("ins", "Lee Lawyer", " the other's written")]
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
+    assert revisions(content) == [("ins", "Lee Lawyer (Org)", " the other's written")]
     assert accepted_text(content) == contract.text.replace(clause, replacement)
     assert anchored(content, "Anti-Assignment (medium)")
     assert part(content, "word/document.xml").count(b"<w:pageBreakBefore/>") == 1  # two pages
@@ -278,10 +281,11 @@ def test_the_uploaded_word_file_gets_the_change_at_its_clause(
     assert saved.status_code == 200, saved.content
     client.post(f"/api/redlines/{saved.json()['id']}/accept/")
     client.force_login(reviewer)
-    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
     assert revisions(content) == [
-        ("del", "Lee Lawyer", "unlimited for all"),
-        ("ins", "Lee Lawyer", "capped at the fees paid for"),
+        ("del", "Lee Lawyer (Org)", "unlimited"),
+        ("ins", "Lee Lawyer (Org)", "capped at the fees paid"),
+        ("del", "Lee Lawyer (Org)", " all"),
     ]
     text = contract.text
     assert accepted_text(content) == text.replace(clause, new)
@@ -300,7 +304,7 @@ def test_a_word_file_whose_text_changed_exports_its_text_instead(
     Contract.objects.filter(pk=contract.pk).update(text=contract.text.replace("Master", "Mister"))
     review = scanned(Contract.objects.get(pk=contract.pk), django_capture_on_commit_callbacks)
     client.force_login(lawyer)
-    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
+    content = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
     assert docx_text(content).startswith("Mister Services Agreement")
     assert anchored(content, "This document is the contract's text as Clausewise read it")
 
@@ -398,3 +402,56 @@ def test_the_queue_pages_redline_panels_cost_the_same_queries_for_many_items(
     finally:
         redlines.panels_for = original
     assert with_panels - without <= 6, (with_panels, without)
+
+
+COMMENT = "We can accept an assignment to an affiliate."
+
+
+def save_commented(client, review, comment, replacement="1. Assignment. " + STANDARD):
+    return client.post(
+        f"/api/reviews/{review.pk}/redlines/",
+        {
+            "passage": assignment(review).pk,
+            "category": "Anti-Assignment",
+            "replacement": replacement,
+            "counterparty_comment": comment,
+        },
+        content_type="application/json",
+    )
+
+
+def test_a_comment_for_the_counterparty_round_trips_through_the_api(client, review, lawyer):
+    client.force_login(lawyer)
+    saved = save_commented(client, review, COMMENT)
+    assert saved.status_code == 200 and saved.json()["counterparty_comment"] == COMMENT
+    pk = saved.json()["id"]
+    assert client.get(f"/api/redlines/{pk}/").json()["counterparty_comment"] == COMMENT
+    listed = client.get(f"/api/reviews/{review.pk}/redlines/").json()
+    assert [r["counterparty_comment"] for r in listed] == [COMMENT]
+    # Saving the words without the field keeps the comment.
+    assert save(client, review, "1. Assignment. " + STANDARD).json()["counterparty_comment"] == (
+        COMMENT
+    )
+    assert client.post(f"/api/redlines/{pk}/accept/").json()["status"] == "ACCEPTED"
+    # What goes to the other side was accepted: a new comment must be accepted anew.
+    changed = save_commented(client, review, "Affiliates only.").json()
+    assert changed["status"] == "DRAFT" and changed["counterparty_comment"] == "Affiliates only."
+    cleared = save_commented(client, review, "").json()
+    assert cleared["counterparty_comment"] == ""
+    event = AuditEvent.objects.filter(action="redline.saved").order_by("-seq").first()
+    assert event.data["counterparty_comment_chars"] == 0
+    too_long = save_commented(client, review, "x" * 5001)
+    assert too_long.status_code == 400
+
+
+def test_only_the_matters_lawyers_write_the_comment_for_the_counterparty(
+    client, review, lawyer, reviewer, make_user
+):
+    client.force_login(lawyer)
+    pk = save_commented(client, review, COMMENT).json()["id"]
+    client.force_login(reviewer)
+    assert client.get(f"/api/redlines/{pk}/").json()["counterparty_comment"] == COMMENT
+    assert save_commented(client, review, "Anything goes.").status_code == 403
+    client.force_login(make_user("mallory"))
+    assert save_commented(client, review, "Anything goes.").status_code == 404
+    assert Redline.objects.get(pk=pk).counterparty_comment == COMMENT

@@ -13,8 +13,10 @@ from reviewapp.reviews.models import Review
 EXPORT_FORMATS = ("docx", "json", "csv")
 
 
-def export_recorded(*, review: Review, user: Any, fmt: str) -> None:
-    """Record in the audit log that `user` exported `review` as `fmt` ("docx", "json", "csv")."""
+def export_recorded(*, review: Review, user: Any, fmt: str, audience: str = "") -> None:
+    """Record in the audit log that `user` exported `review` as `fmt` ("docx", "json", "csv",
+    "redline.docx", "redline-internal.docx"); `audience` says who a redline file is for
+    ("counterparty" or "firm")."""
     from reviewapp.audit.recorders import audit_export
 
-    audit_export(review=review, user=user, fmt=fmt)
+    audit_export(review=review, user=user, fmt=fmt, audience=audience)

@@ -7,7 +7,11 @@ character the `w:t` (or `w:tab`, `w:br` ...) it came from. A change splits the r
 ends (each half keeps its `w:rPr`), wraps the runs between into `w:del` (their `w:t` become
 `w:delText`) and puts one `w:ins` after them; runs of different formatting therefore stay one
 deletion. Everything else of the package (styles, numbering, headers, footers, tables, other
-runs) is left as it was; python-docx opens and saves it and creates the comments part.
+runs) is left as it was; python-docx opens and saves it and creates the comments part, and every
+part it had no reason to change is copied back from the original byte for byte (python-docx
+writes each XML part anew, which changes, for example, the line break after Word's XML
+declaration). A note can sit on a change of its own (`Note.on_change`): its comment then
+wraps that change's `w:del` and `w:ins`.
 
 Hand-written, because none of the candidate libraries does this job (checked on real files):
 docx-redline needs Python 3.12 (we run 3.11); python-redlines compares two whole documents with a
@@ -22,6 +26,7 @@ from __future__ import annotations
 import copy
 import io
 import re
+import zipfile
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -85,6 +90,8 @@ class Note:
     lines: tuple[str, ...]
     author: str = "Clausewise"
     initials: str = "CW"
+    # The `key` of the changes this note is about: anchored on their revisions when placed.
+    on_change: object = None
 
 
 @dataclass
@@ -136,8 +143,32 @@ def docx_tracked(
         writer.note(note)
     out = io.BytesIO()
     document.save(out)
-    result.content = out.getvalue()
+    result.content = _untouched_parts_restored(out.getvalue(), original=content)
     return result
+
+
+# What writing changes and comments touches; every other part keeps the original's bytes.
+_WRITTEN_PARTS = {
+    "[Content_Types].xml",
+    "word/document.xml",
+    "word/_rels/document.xml.rels",
+    "word/comments.xml",
+}
+
+
+def _untouched_parts_restored(content: bytes, *, original: bytes) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(original)) as source:
+        kept = {name: source.read(name) for name in source.namelist()}
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(content)) as saved,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package,
+    ):
+        for info in saved.infolist():
+            name = info.filename
+            data = kept[name] if name in kept and name not in _WRITTEN_PARTS else None
+            package.writestr(info, data if data is not None else saved.read(name))
+    return out.getvalue()
 
 
 def docx_from_text(text: str, *, page_starts: Iterable[int] = ()) -> bytes:
@@ -309,6 +340,8 @@ class _Writer:
         ]
         self._next_id = max(ids, default=0) + 1
         self._insertion_of: dict[etree._Element, etree._Element | None] = {}
+        # Change key -> its placed w:del and w:ins, in document order.
+        self._revisions_of: dict[object, list[etree._Element]] = {}
 
     def _revision(self, tag: str, change: Change) -> etree._Element:
         element = OxmlElement(tag)
@@ -337,6 +370,9 @@ class _Writer:
             insertion = self._insert(change, runs, last, paragraphs[-1])
         for deletion in deletions:
             self._insertion_of[deletion] = insertion
+        if change.key is not None:
+            placed = [*deletions, *([insertion] if insertion is not None else [])]
+            self._revisions_of.setdefault(change.key, []).extend(placed)
 
     def _node_range(self, start: int, end: int) -> tuple[int, int]:
         return self.map.first_at_or_after(start), self.map.first_at_or_after(end)
@@ -377,6 +413,14 @@ class _Writer:
     # -- comments --------------------------------------------------------------------------
 
     def note(self, note: Note) -> None:
+        revisions = self._revisions_of.get(note.on_change) if note.on_change is not None else None
+        if revisions:
+            comment_id = self._comment(note)
+            revisions[0].addprevious(_marker("w:commentRangeStart", comment_id))
+            end_marker = _marker("w:commentRangeEnd", comment_id)
+            revisions[-1].addnext(end_marker)
+            end_marker.addnext(_reference_run(comment_id))
+            return
         start, end = note.start, max(note.end, note.start + 1)
         self.map.split_at(start)
         self.map.split_at(end)
@@ -385,18 +429,21 @@ class _Writer:
             first, last = self._nearest_nodes(start)
         if first >= last:
             return
-        comment = self.document.comments.add_comment(
-            text=xml_safe(note.lines[0]) if note.lines else "",
-            author=note.author,
-            initials=note.initials,
-        )
-        for line in note.lines[1:]:
-            comment.add_paragraph(xml_safe(line))
-        comment_id = str(comment.comment_id)
+        comment_id = self._comment(note)
         self.map.nodes[first].getparent().addprevious(_marker("w:commentRangeStart", comment_id))
         end_marker = _marker("w:commentRangeEnd", comment_id)
         self._end_anchor(self.map.nodes[last - 1].getparent()).addnext(end_marker)
         _top_deletion(end_marker).addnext(_reference_run(comment_id))
+
+    def _comment(self, note: Note) -> str:
+        comment = self.document.comments.add_comment(
+            text=xml_safe(note.lines[0]) if note.lines else "",
+            author=xml_safe(note.author),
+            initials=xml_safe(note.initials),
+        )
+        for line in note.lines[1:]:
+            comment.add_paragraph(xml_safe(line))
+        return str(comment.comment_id)
 
     def _end_anchor(self, run: etree._Element) -> etree._Element:
         """Where a comment on `run` ends: after the run, or, when the run is deleted by one of

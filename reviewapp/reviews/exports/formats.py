@@ -39,11 +39,20 @@ FORMATS = {
         "json", json_export.CONTENT_TYPE, in_english(json_export.json_export_render)
     ),
     "csv": ExportFormat("csv", csv_export.CONTENT_TYPE, in_english(csv_export.csv_export_render)),
-    # The contract itself, with accepted redlines as tracked changes (reviews.redlines).
+    # The contract itself, with accepted redlines as tracked changes (reviews.redlines): for the
+    # counterparty (only the lawyers' comments for the other side) and for the firm (every
+    # issue as a comment as well).
     "redline.docx": ExportFormat(
-        "redline.docx", redline_export.CONTENT_TYPE, redline_export.redline_docx_render
+        "redline.docx", redline_export.CONTENT_TYPE, redline_export.redline_counterparty_render
+    ),
+    "redline-internal.docx": ExportFormat(
+        "redline-internal.docx",
+        redline_export.CONTENT_TYPE,
+        redline_export.redline_internal_render,
     ),
 }
+# Who each redline export is for, as the audit log records it.
+REDLINE_AUDIENCES = {"redline.docx": "counterparty", "redline-internal.docx": "firm"}
 
 _UNSAFE_IN_NAME = re.compile(r"[^\w.\- ]+")
 

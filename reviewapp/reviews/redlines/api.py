@@ -22,6 +22,7 @@ from reviewapp.reviews.redlines.selectors import (
     redlines_for_review,
 )
 from reviewapp.reviews.redlines.services import (
+    MAX_COMMENT_CHARS,
     RedlineConflict,
     redline_accept,
     redline_save,
@@ -44,6 +45,11 @@ class RedlineSerializer(serializers.Serializer):
     span_end = serializers.IntegerField()
     original = serializers.CharField()
     replacement = serializers.CharField()
+    counterparty_comment = serializers.CharField(
+        allow_blank=True,
+        help_text="The lawyer's comment for the other side: the only comment of the "
+        "counterparty's `redline.docx`, on this redline's change",
+    )
     source = serializers.ChoiceField(choices=RedlineSource.values)  # type: ignore[assignment]
     status = serializers.ChoiceField(choices=RedlineStatus.values)
     status_label = serializers.CharField()
@@ -66,6 +72,13 @@ class RedlineSaveSerializer(serializers.Serializer):
     passage = serializers.IntegerField(help_text="The passage id")
     category = serializers.CharField(max_length=80, help_text="A category flagged on it")
     replacement = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    counterparty_comment = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=MAX_COMMENT_CHARS,
+        help_text="A comment for the counterparty, sent with the change in `redline.docx` "
+        "(omitted: kept as it was; changing it makes an accepted redline a draft again)",
+    )
     span_start = serializers.IntegerField(required=False, min_value=0)
     span_end = serializers.IntegerField(required=False, min_value=0)
 
@@ -124,6 +137,7 @@ class ReviewRedlinesView(APIView):
                 replacement=fields["replacement"],
                 user=request.user,
                 span=span,
+                counterparty_comment=fields.get("counterparty_comment"),
             )
         )
         return Response(redline_payload(redline))
@@ -149,8 +163,9 @@ class RedlineDetailView(APIView):
 class RedlineAcceptView(APIView):
     @extend_schema(
         summary="Accept a draft redline into the review (a lawyer of the matter)",
-        description="From then on the `redline.docx` export carries it as a tracked change by "
-        "this lawyer, dated now. Recorded in the audit log (`redline.accepted`).",
+        description="From then on the `redline.docx` and `redline-internal.docx` exports "
+        "carry it as tracked changes by this lawyer, dated now, with its "
+        "`counterparty_comment` on them. Recorded in the audit log (`redline.accepted`).",
         request=None,
         responses={200: RedlineSerializer, 400: OpenApiResponse(description="Changes nothing")}
         | REFUSALS,

@@ -1,9 +1,12 @@
 """The change between a clause's original wording and its replacement.
 
-Tokens are words, runs of spaces, single punctuation marks and single CJK characters (Chinese
-has no spaces, so a word-level diff would see one token per sentence). A clause's diff is
-kept per process (the same proposals show on every view of a page and of the queue): diffing a
-long clause costs milliseconds.
+Tokens are words, numbers, runs of spaces, single punctuation marks and single CJK characters
+(Chinese has no spaces, so a word-level diff would see one token per sentence). A clause's diff
+is kept per process (the same proposals show on every view of a page and of the queue): diffing
+a long clause costs milliseconds.
+
+`word_edits` cuts one redline into the edits that the exported Word file tracks: the words
+that stay the same between two edits stay plain text there.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 _TOKEN = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]|\w+|\s+|[^\w\s]"
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]|\d+|[^\W\d]+|\s+|[^\w\s]"
 )
 SAME, DELETED, INSERTED = "same", "del", "ins"
 
@@ -42,6 +45,35 @@ def change_bounds(original: str, replacement: str) -> tuple[int, int]:
     prefix = sum(len(t) for t in old[:head])
     suffix = sum(len(t) for t in old[len(old) - tail :]) if tail else 0
     return prefix, suffix
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace original[start:end] by `replacement` (offsets into the original wording)."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+def word_edits(original: str, replacement: str) -> list[Edit]:
+    """The edits that turn `original` into `replacement`, token by token. Two edits with only
+    spaces between them are one edit: a lone space kept between "one year" and "six (6)
+    months" would cut one change into two for no reader's benefit."""
+    old, new = tokens(original), tokens(replacement)
+    spans: list[list[int]] = []  # [a0, a1, b0, b1] in tokens
+    matcher = SequenceMatcher(a=old, b=new, autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if spans and all(t.isspace() for t in old[spans[-1][1] : a0]):
+            spans[-1][1], spans[-1][3] = a1, b1
+        else:
+            spans.append([a0, a1, b0, b1])
+    starts = [0]
+    for token in old:
+        starts.append(starts[-1] + len(token))
+    return [Edit(starts[a0], starts[a1], "".join(new[b0:b1])) for a0, a1, b0, b1 in spans]
 
 
 @lru_cache(maxsize=2048)

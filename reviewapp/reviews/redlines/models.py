@@ -23,8 +23,9 @@ class RedlineSource(models.TextChoices):
 
 class Redline(models.Model):
     """Replace contract text [span_start, span_end) (offsets into `Contract.text`) with
-    `replacement`. Only ACCEPTED redlines go into the exported Word file; every change is an
-    audit event (`target_type="redline"`), which is its history."""
+    `replacement`. Only ACCEPTED redlines go into the exported Word files, each with its
+    `counterparty_comment` (if any) on its change; every change is an audit event
+    (`target_type="redline"`), which is its history."""
 
     review = models.ForeignKey("reviews.Review", on_delete=models.CASCADE, related_name="redlines")
     passage = models.ForeignKey(Passage, on_delete=models.CASCADE, related_name="redlines")
@@ -34,6 +35,8 @@ class Redline(models.Model):
     span_end = models.PositiveIntegerField()
     original_text = models.TextField()
     replacement = models.TextField(blank=True)
+    # Written by the lawyer for the other side: the only comment of the counterparty's file.
+    counterparty_comment = models.TextField(blank=True, default="")
     source = models.CharField(max_length=10, choices=RedlineSource.choices)
     status = models.CharField(
         max_length=10, choices=RedlineStatus.choices, default=RedlineStatus.DRAFT

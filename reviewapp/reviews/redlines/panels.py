@@ -38,6 +38,7 @@ class RedlineRow:
     redline_id: int | None = None
     accepted_by: str = ""
     diff: tuple[Segment, ...] = ()
+    counterparty_comment: str = ""
 
 
 @dataclass
@@ -230,4 +231,5 @@ def _saved_row(redline: Redline) -> RedlineRow:
         redline_id=redline.pk,
         accepted_by=redline.accepted_by.get_username() if redline.accepted_by else "",
         diff=redline_diff(redline.original_text, redline.replacement),
+        counterparty_comment=redline.counterparty_comment,
     )

@@ -23,6 +23,7 @@ def redline_payload(
         "span_end": redline.span_end,
         "original": redline.original_text,
         "replacement": redline.replacement,
+        "counterparty_comment": redline.counterparty_comment,
         "source": redline.source,
         "status": redline.status,
         "status_label": str(redline.get_status_display()),

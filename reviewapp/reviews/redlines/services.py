@@ -31,6 +31,7 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     "withdraw": frozenset({D, A}),  # -> WITHDRAWN
 }
 MAX_REPLACEMENT_CHARS = 20_000
+MAX_COMMENT_CHARS = 5_000
 
 
 class RedlineConflict(Exception):
@@ -52,10 +53,13 @@ def redline_save(
     replacement: str,
     user: Any,
     span: tuple[int, int] | None = None,
+    counterparty_comment: str | None = None,
 ) -> Redline:
     """Create or change the draft redline of one issue (the category flagged on the passage).
 
     `span` (offsets into the contract text) defaults to the whole passage and must lie within it.
+    `counterparty_comment` (None: as it was) goes to the other side with the change; changing
+    it, like changing the words, makes an accepted redline a draft to be accepted anew.
     """
     _check_editor(user, review)
     rule_id = _issue_rule(review, passage, category)
@@ -64,6 +68,8 @@ def redline_save(
         raise ValidationError(_("The words to replace must lie within the passage."))
     if len(replacement) > MAX_REPLACEMENT_CHARS:
         raise ValidationError(_("The replacement wording is too long."))
+    if counterparty_comment is not None and len(counterparty_comment) > MAX_COMMENT_CHARS:
+        raise ValidationError(_("The comment for the counterparty is too long."))
     redline = Redline.objects.select_for_update().filter(passage=passage, category=category).first()
     before = redline.status if redline else None
     if redline is None:
@@ -71,15 +77,17 @@ def redline_save(
     elif redline.status not in TRANSITIONS["save"]:
         raise RedlineConflict(_("This redline cannot be changed."))
     original = review.contract.text[start:end]
-    changed = (redline.span_start, redline.span_end, redline.replacement) != (
+    words_changed = (redline.span_start, redline.span_end, redline.replacement) != (
         start,
         end,
         replacement,
     )
+    comment = redline.counterparty_comment if counterparty_comment is None else counterparty_comment
+    changed = words_changed or comment != redline.counterparty_comment
     redline.span_start, redline.span_end, redline.original_text = start, end, original
-    if before is None or changed:
+    if before is None or words_changed:
         redline.source = _source_of(redline, replacement)
-    redline.replacement = replacement
+    redline.replacement, redline.counterparty_comment = replacement, comment
     redline.status = D if changed or before != A else A
     redline.author = user
     if redline.status == D:
