@@ -27,6 +27,27 @@ PROBLEMS = (REPEALED, NOT_YET_IN_FORCE, BEYOND_LAST_ARTICLE)
 RATIONALE_PREFIX = "Citation check:"
 
 
+# Each finding in English, by ``Finding.wording``; ``reviews.reasons`` marks the same sentences
+# for translation (a test keeps the two alike).
+WORDING = {
+    REPEALED: "%(law)s is no longer in force since %(date)s, replaced by %(successor)s.",
+    "repealed_chain": (
+        "%(law)s is no longer in force since %(date)s, replaced by %(successor)s; "
+        "the law in force now is %(current)s."
+    ),
+    "repealed_alone": "%(law)s is no longer in force since %(date)s.",
+    NOT_YET_IN_FORCE: "%(law)s takes effect on %(date)s; it is not yet in force.",
+    BEYOND_LAST_ARTICLE: "%(citation)s: beyond the last article (%(last)s) of %(law)s.",
+    NO_ARTICLE: "%(citation)s: cites %(law)s without an article number.",
+    UNKNOWN_LAW: "%(citation)s: not in the table of laws, so not checked.",
+    NO_LAW_NAMED: "%(citation)s: names no law, so there is nothing to check.",
+    IN_FORCE: "%(citation)s: %(law)s is in force and has %(last)s articles.",
+    "in_force_uncounted": (
+        "%(citation)s: %(law)s is in force (its number of articles is not in the table)."
+    ),
+}
+
+
 @dataclass(frozen=True)
 class Finding:
     citation: Citation
@@ -42,34 +63,30 @@ class Finding:
     def is_problem(self) -> bool:
         return self.kind in PROBLEMS
 
+    @property
+    def wording(self) -> str:
+        """Which sentence of ``WORDING`` says this finding."""
+        if self.kind == REPEALED:
+            return (
+                "repealed_chain"
+                if self.current
+                else REPEALED
+                if self.successor
+                else "repealed_alone"
+            )
+        if self.kind == IN_FORCE and not self.last_article:
+            return "in_force_uncounted"
+        return self.kind
+
     def describe(self) -> str:
         """The finding in English, for the stored rationale (the API and exports)."""
-        text = self.citation.text
-        if self.kind == REPEALED:
-            said = f"{self.law} is no longer in force since {self.date}"
-            if self.successor:
-                said += f", replaced by {self.successor}"
-            if self.current:
-                said += f"; the law in force now is {self.current}"
-            return said + "."
-        if self.kind == NOT_YET_IN_FORCE:
-            return f"{self.law} takes effect on {self.date}; it is not yet in force."
-        if self.kind == BEYOND_LAST_ARTICLE:
-            return f"{text}: beyond the last article ({self.last_article}) of {self.law}."
-        if self.kind == NO_ARTICLE:
-            return f"{text}: cites {self.law} without an article number."
-        if self.kind == UNKNOWN_LAW:
-            return f"{text}: not in the table of laws, so not checked."
-        if self.kind == NO_LAW_NAMED:
-            return f"{text}: names no law, so there is nothing to check."
-        if self.last_article:
-            return f"{text}: {self.law} is in force and has {self.last_article} articles."
-        return f"{text}: {self.law} is in force (its number of articles is not in the table)."
+        return WORDING[self.wording] % self.as_dict()
 
     def as_dict(self) -> dict[str, Any]:
         """The finding for a page script, which says it in the reader's language."""
         return {
             "kind": self.kind,
+            "wording": self.wording,
             "citation": self.citation.text,
             "law": self.law,
             "date": self.date,
