@@ -48,7 +48,7 @@ from reviewapp.reviews.acting_for.selectors import (
 from reviewapp.reviews.drafting import issues_for_side
 from reviewapp.reviews.key_facts import derived_labels, fact_name_labels
 from reviewapp.reviews.models import DraftStatus, ReviewStatus
-from reviewapp.reviews.reasons import offline_match_labels, reason_labels
+from reviewapp.reviews.reasons import citation_labels, offline_match_labels, reason_labels
 from reviewapp.reviews.reopen import ReopenRefused, passage_flag_reopen
 from reviewapp.reviews.selectors import review_for_contract
 
@@ -281,6 +281,7 @@ def _labels() -> dict[str, object]:
         "draftStatuses": dict(DraftStatus.choices),
         "reasons": reason_labels(),
         "offlineMatch": offline_match_labels(),
+        "citation": citation_labels(),
         "checkedByClaude": gettext("Checked by Claude"),
         "checkedOffline": gettext("Checked by the offline engine"),
         "suggestedWording": gettext("Suggested wording"),

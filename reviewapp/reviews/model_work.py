@@ -58,11 +58,13 @@ from reviewapp.reviews.reasons import (
     NO_OFFLINE_VERDICT,
     PLANTED_INSTRUCTIONS,
     RULE_REQUIRES_HUMAN,
+    citation_findings,
     rationale_kind,
 )
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.reviews.transitions import Move, passages_transition
-from reviewapp.rules.engine import offline_verdict
+from reviewapp.rules.citations import rationale as citation_rationale
+from reviewapp.rules.engine import OfflineVerdict, offline_verdict
 from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
 
@@ -299,14 +301,18 @@ def _offline(compiled: Any, verification: Verification) -> Verdict:
         passage_index=verification.passage.index,
         outcome=settled.state if settled else PassageState.NEEDS_HUMAN_REVIEW,
         risk=rule.severity,
-        rationale=rule.question
-        if not settled
-        else f"Matched the rule's {settled.state.lower()} pattern: {settled.quote!r}",
+        rationale=rule.question if not settled else _settled_rationale(settled),
         quote=settled.quote if settled else "",
         redline=rule.fallback_clause or rule.fallback,  # the standard wording, where there is one
         question="",
         reason=None if settled else NO_OFFLINE_VERDICT,
     )
+
+
+def _settled_rationale(verdict: OfflineVerdict) -> str:
+    if verdict.findings:
+        return citation_rationale(verdict.findings)
+    return f"Matched the rule's {verdict.state.lower()} pattern: {verdict.quote!r}"
 
 
 def _verify_items(review: Review, compiled: Any, batch: list[Verification]) -> list[VerifyItem]:
@@ -431,6 +437,13 @@ def _actor_kind(review: Review, actor: str) -> str:
 
 
 def verification_payload(verification: Verification) -> dict[str, Any]:
+    kind = rationale_kind(
+        model=verification.model,
+        outcome=verification.outcome,
+        reason=verification.reason,
+        rationale=verification.rationale,
+    )
+    findings = citation_findings(verification) if kind == "citation" else []
     return {
         "id": verification.pk,
         "url": f"/api/verifications/{verification.pk}/",
@@ -441,13 +454,13 @@ def verification_payload(verification: Verification) -> dict[str, Any]:
         "engine": verification.engine,
         "risk": verification.risk,
         "rationale": verification.rationale,
-        "rationale_kind": rationale_kind(
-            model=verification.model, outcome=verification.outcome, reason=verification.reason
-        ),
+        "rationale_kind": kind,
         "quote": verification.quote,
         "redline": verification.redline,
         "question": verification.question,
         "reason": verification.reason or None,
+        # The citation check's findings, for the page to say in its reader's language.
+        "citations": [finding.as_dict() for finding in findings],
     }
 
 

@@ -4,13 +4,16 @@ rationale as a lawyer reads it."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp.contracts.models import PassageState
+from reviewapp.contracts.normalise import normalise
 from reviewapp.llm import NO_VERDICT, QUOTE_NOT_FOUND
 from reviewapp.reviews.acting_for.selectors import Sides
+from reviewapp.rules import citations
 from reviewapp.rules.engine.side import speak_for
 
 LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
@@ -80,17 +83,18 @@ _OFFLINE_MATCH: dict[str, Any] = {
 }
 
 
-def rationale_kind(*, model: str, outcome: str, reason: str) -> str:
+def rationale_kind(*, model: str, outcome: str, reason: str, rationale: str = "") -> str:
     """How a page shows a rationale, whatever the reader's language: ``text`` as written (a
     model's own words, a rule's question in its playbook's language), ``match`` as the offline
-    engine's match said in the reader's language (the matched words are quoted beside it), or
+    engine's match said in the reader's language (the matched words are quoted beside it),
+    ``citation`` as the offline citation check's findings said in the reader's language, or
     ``reason``: not at all, since the reason's label says it."""
     if model not in OWN_ACTORS:
         return "text"
     if reason in _LABELS and reason != NO_OFFLINE_VERDICT:
         return "reason"
     if model == "offline" and not reason and outcome in _OFFLINE_MATCH:
-        return "match"
+        return "citation" if rationale.startswith(citations.RATIONALE_PREFIX) else "match"
     return "text"
 
 
@@ -101,12 +105,61 @@ def rationale_shown(verification: object) -> str:
         model=getattr(verification, "model", ""),
         outcome=outcome,
         reason=getattr(verification, "reason", ""),
+        rationale=getattr(verification, "rationale", ""),
     )
     if kind == "reason":
         return ""
     if kind == "match":
         return str(_OFFLINE_MATCH[outcome])
+    if kind == "citation":
+        findings = citation_findings(verification)
+        if findings:
+            return " ".join(
+                [str(_CITATION_CHECK), *(str(_CITATION[f.wording]) % f.as_dict() for f in findings)]
+            )
     return str(getattr(verification, "rationale", ""))
+
+
+# The citation check's findings (``rules.citations.WORDING``, the same English sentences).
+_CITATION_CHECK = _("Citation check:")
+_CITATION: dict[str, Any] = {
+    citations.REPEALED: _(
+        "%(law)s is no longer in force since %(date)s, replaced by %(successor)s."
+    ),
+    "repealed_chain": _(
+        "%(law)s is no longer in force since %(date)s, replaced by %(successor)s; "
+        "the law in force now is %(current)s."
+    ),
+    "repealed_alone": _("%(law)s is no longer in force since %(date)s."),
+    citations.NOT_YET_IN_FORCE: _("%(law)s takes effect on %(date)s; it is not yet in force."),
+    citations.BEYOND_LAST_ARTICLE: _(
+        "%(citation)s: beyond the last article (%(last)s) of %(law)s."
+    ),
+    citations.NO_ARTICLE: _("%(citation)s: cites %(law)s without an article number."),
+    citations.UNKNOWN_LAW: _("%(citation)s: not in the table of laws, so not checked."),
+    citations.NO_LAW_NAMED: _("%(citation)s: names no law, so there is nothing to check."),
+    citations.IN_FORCE: _("%(citation)s: %(law)s is in force and has %(last)s articles."),
+    "in_force_uncounted": _(
+        "%(citation)s: %(law)s is in force (its number of articles is not in the table)."
+    ),
+}
+
+
+def citation_findings(verification: object) -> list[citations.Finding]:
+    """The findings an offline citation verdict rests on, read again from its quote as of the
+    day it was settled: the same findings its stored (English) rationale gives."""
+    completed = getattr(verification, "completed_at", None)
+    on = completed.date() if completed is not None else date.today()
+    quote = normalise(str(getattr(verification, "quote", ""))).text
+    return list(citations.citation_verdict(citations.check_citations(quote, today=on)).findings)
+
+
+def citation_labels() -> dict[str, Any]:
+    """The citation check's sentences in the active language (for page scripts)."""
+    return {
+        "check": str(_CITATION_CHECK),
+        "findings": {wording: str(label) for wording, label in _CITATION.items()},
+    }
 
 
 def offline_match_labels() -> dict[str, str]:

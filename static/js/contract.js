@@ -29,6 +29,14 @@
   }
 
   // ---- verification outcomes and lawyers' decisions -------------------------------------
+  // The offline citation check's findings in the reader's language (reasons.citation_labels).
+  function citationSaid(payload) {
+    const words = L.citation && L.citation.findings;
+    const findings = payload.citations || [];
+    if (!words || !findings.length || findings.some((f) => !words[f.wording])) return payload.rationale;
+    return [L.citation.check, ...findings.map((f) => format(words[f.wording], f))].join(" ");
+  }
+
   function showVerification(payload) {
     const item = passageItem(payload.passage);
     if (!item) return;
@@ -40,6 +48,7 @@
     const rationale = {
       reason: "",
       match: (L.offlineMatch && L.offlineMatch[payload.outcome]) || payload.rationale,
+      citation: citationSaid(payload),
     }[payload.rationale_kind] ?? payload.rationale;
     box.append(text("div", "small", `${engine}: ${stateLabel(payload.outcome)}${reason}${rationale ? ` — ${rationale}` : ""}`));
     if (payload.quote) box.append(text("blockquote", "small", `“${payload.quote}”`));

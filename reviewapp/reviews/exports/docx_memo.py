@@ -236,7 +236,10 @@ def _rationale(issue: Issue) -> str:
     if verification is None or issue.rationale != verification.rationale:
         return issue.rationale
     kind = rationale_kind(
-        model=verification.model, outcome=verification.outcome, reason=verification.reason
+        model=verification.model,
+        outcome=verification.outcome,
+        reason=verification.reason,
+        rationale=verification.rationale,
     )
     if kind == "match" and verification.quote:  # the page quotes the matched words beside it
         return f"{rationale_shown(verification)} “{export_text(verification.quote)}”"

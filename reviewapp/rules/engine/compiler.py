@@ -84,6 +84,8 @@ class CompiledPlaybook:
     secondary_filter: Prefilter | None = None
     by_id: dict[str, int] = field(default_factory=dict)
     secondary: tuple[int, ...] = ()
+    # Rules with a ``citation_check``: the scan looks at every passage for them, patterns or not.
+    citation_rules: frozenset[int] = frozenset()
     _active: dict[str | None, frozenset[int]] = field(default_factory=dict)
 
     def active_rules(self, contract_type: str | None) -> frozenset[int]:
@@ -199,6 +201,7 @@ def _compile(playbook: Playbook) -> CompiledPlaybook:
         secondary_filter=Prefilter(secondary) if secondary else None,
         by_id={rule.id: i for i, rule in enumerate(every_rule)},
         secondary=tuple(i for i, rule in enumerate(playbook.rules) if rule.only_with),
+        citation_rules=frozenset(i for i, rule in enumerate(playbook.rules) if rule.citation_check),
     )
 
 

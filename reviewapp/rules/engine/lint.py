@@ -44,6 +44,8 @@ def lint_rule(rule: Rule) -> list[str]:
         problems.append("requires_nearby: needs `patterns` to anchor the nearby check")
     if rule.only_with and rule.action == "reject":
         problems.append("only_with: a secondary rule cannot reject; make it a primary rule")
+    if rule.only_with and rule.citation_check:
+        problems.append("citation_check: a wrong citation routes a passage; use a primary rule")
     if not 1 <= rule.nearby_chars <= MAX_NEARBY_CHARS:
         problems.append(f"nearby_chars: must be between 1 and {MAX_NEARBY_CHARS}")
     return problems

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from reviewapp.rules.citations import CHECKS as CITATION_CHECKS
+
 from .bounded_yaml import YamlRefused, load_bounded
 from .lint import lint_pattern, lint_rule
 from .model import (
@@ -47,6 +49,7 @@ _RULE_FIELDS = {
     "reject_if",
     "contract_types",
     "only_with",
+    "citation_check",
     "description",
 }
 _FACT_FIELDS = {"category", "patterns", "first_chars", "case_sensitive", "prefer_headings"}
@@ -204,12 +207,21 @@ def _rule(raw: Any, default_language: str, position: int) -> Rule:
         reject_if=strings("reject_if"),
         contract_types=strings("contract_types"),
         only_with=strings("only_with"),
+        citation_check=_citation_check(label, raw.get("citation_check")),
         description=text("description"),
     )
     problems = lint_rule(rule)
     if problems:
         raise RuleError(f"{label}: {problems[0]}")
     return rule
+
+
+def _citation_check(label: str, value: Any) -> str:
+    """``citation_check: prc``: the laws the passage cites are checked against the table of
+    the law in force (absent, empty or ``none``: no check)."""
+    if value in (None, "", "none"):
+        return ""
+    return _choice(label, "citation_check", value, CITATION_CHECKS)
 
 
 def _near(label: str, i: int, raw: Any) -> Near:

@@ -61,6 +61,8 @@ class Rule:
     reject_if: tuple[str, ...] = ()
     contract_types: tuple[str, ...] = ()
     only_with: tuple[str, ...] = ()
+    # A code-evaluated check of the laws a passage cites ("prc": ``reviewapp.rules.citations``).
+    citation_check: str = ""
     description: str = ""
 
     def applies_to(self, contract_type: str | None) -> bool:

@@ -8,6 +8,7 @@ from itertools import islice
 from typing import Any
 
 from reviewapp.contracts.normalise import NormalisedText, normalise
+from reviewapp.rules.citations import problem_span as citation_problem_span
 
 from .compiler import CompiledNear, CompiledPlaybook, CompiledRule, Prefilter, Trigger
 from .model import MAX_PATTERN_CHARS, Passage, Rule, RuleHit
@@ -57,10 +58,12 @@ def scan(
         triggers = _passage_triggers(compiled, data, active)
         in_heading = by_heading[heading]
         found: list[RuleHit] = []
-        for i in sorted((triggers.keys() | in_heading) & active):
+        for i in sorted((triggers.keys() | in_heading | compiled.citation_rules) & active):
             if compiled.rules[i].rule.only_with:
                 continue
             span = _fire(compiled.rules[i], data, triggers.get(i, ()), i in in_heading)
+            if span is None and compiled.rules[i].rule.citation_check:
+                span = _wrong_citation(compiled.rules[i], chunk.text, data)
             if span is not None:
                 found.append(_hit(compiled.rules[i].rule, segment, chunk, data, span))
         # A bare heading (a table of contents, a title) is no clause: only a hard rule (reject,
@@ -219,6 +222,19 @@ def _fire(
     if span is None or (crule.exception is not None and crule.exception.search(data)):
         return None
     return span
+
+
+def _wrong_citation(crule: CompiledRule, text: str, data: bytes) -> Span | None:
+    """A rule with ``citation_check`` also fires where a passage cites a law that is no longer
+    (or not yet) in force, or an article beyond the law's last, whatever its patterns say: a
+    repealed law cited with article and date lacks nothing the patterns look for."""
+    if crule.exception is not None and crule.exception.search(data):
+        return None
+    span = citation_problem_span(text)
+    if span is None:
+        return None
+    start = len(text[: span[0]].encode("utf-8"))
+    return start, start + len(text[span[0] : span[1]].encode("utf-8"))
 
 
 def _pattern_span(crule: CompiledRule, pattern: Any, data: bytes) -> Span | None:
