@@ -7,6 +7,8 @@ shipped table ``prc_laws.csv``. A playbook rule with ``citation_check: prc`` use
 (a wrong citation fires the rule) and in the offline verdict (see ``rules.engine.offline``).
 """
 
+from reviewapp.rules.numerals import chinese_number
+
 from .finder import Citation, find_citations
 from .judge import (
     BEYOND_LAST_ARTICLE,
@@ -27,7 +29,6 @@ from .judge import (
     problem_span,
     rationale,
 )
-from .numerals import chinese_number
 from .table import Law, LawTable, law_table, name_key, read_laws
 
 CHECKS = ("prc",)  # the values a rule's `citation_check` may take

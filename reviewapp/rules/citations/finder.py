@@ -15,7 +15,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from .numerals import NUMERAL_CHARS, chinese_number
+from reviewapp.rules.numerals import NUMERAL_CHARS, chinese_number
+
 from .table import STATE_PREFIX, Law, LawTable, law_table
 
 _N = f"[{NUMERAL_CHARS}]"

@@ -13,6 +13,8 @@ from datetime import date, timedelta
 
 from dateutil.relativedelta import relativedelta
 
+from reviewapp.rules.numerals import chinese_number
+
 _UNITS = {
     "year": "Y",
     "yr": "Y",
@@ -118,7 +120,7 @@ def add_duration(start: date, duration: str) -> date | None:
 
 def _value(match: re.Match[str]) -> str | None:
     if match.group("zh"):
-        count = _zh_number(match.group("zh"))
+        count = chinese_number(match.group("zh"))
         unit = _UNITS[match.group("zh_unit")]
     else:
         count = _count(match)
@@ -157,20 +159,3 @@ def _unit_key(unit: str) -> str:
         if unit.endswith(key):
             return key
     return unit
-
-
-def _zh_number(words: str) -> int | None:
-    if words.isdigit():
-        return int(words)
-    values = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
-    total, current = 0, 0
-    for char in words:
-        if char in values:
-            current = values[char]
-        elif char == "十":
-            total += (current or 1) * 10
-            current = 0
-        elif char == "百":
-            total += (current or 1) * 100
-            current = 0
-    return total + current or None
