@@ -7,6 +7,7 @@ import io
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import docx
@@ -98,8 +99,7 @@ def long_docx(*, pages: int = 60, clauses_per_page: int = 12) -> bytes:
 
 
 def body(content: bytes) -> etree._Element:
-    with zipfile.ZipFile(io.BytesIO(content)) as package:
-        return etree.fromstring(package.read("word/document.xml"))
+    return etree.fromstring(part(content, "word/document.xml"))
 
 
 def part(content: bytes, name: str) -> bytes:
@@ -109,58 +109,68 @@ def part(content: bytes, name: str) -> bytes:
 
 def accepted_text(content: bytes) -> str:
     """The text of `content` with every tracked change accepted, read back from the XML."""
-    document = docx.Document(io.BytesIO(content))
-    root = document.element.body
-    for deletion in root.xpath(".//w:del[not(parent::w:rPr)]"):
-        deletion.getparent().remove(deletion)
-    for insertion in root.xpath(".//w:ins[not(parent::w:rPr)]"):
-        for child in list(insertion):
-            insertion.addprevious(child)
-        insertion.getparent().remove(insertion)
-    for paragraph in root.xpath(".//w:p[w:pPr/w:rPr/w:del]"):
-        following = paragraph.getnext()
-        for child in list(following):
-            if child.tag != qn("w:pPr"):
-                paragraph.append(child)
-        following.getparent().remove(following)
-    out = io.BytesIO()
-    document.save(out)
-    return docx_text(out.getvalue())
+
+    def accept(root: etree._Element) -> None:
+        for deletion in root.xpath(".//w:del[not(parent::w:rPr)]"):
+            deletion.getparent().remove(deletion)
+        for insertion in root.xpath(".//w:ins[not(parent::w:rPr)]"):
+            _unwrap(insertion)
+        for paragraph in root.xpath(".//w:p[w:pPr/w:rPr/w:del]"):
+            following = paragraph.getnext()
+            for child in list(following):
+                if child.tag != qn("w:pPr"):
+                    paragraph.append(child)
+            following.getparent().remove(following)
+
+    return _text_after(content, accept)
 
 
 def rejected_text(content: bytes) -> str:
     """The text of `content` with every tracked change rejected: insertions removed, deletions
     (and deleted paragraph marks) unwrapped back into plain text."""
+
+    def reject(root: etree._Element) -> None:
+        for insertion in root.xpath(".//w:ins[not(parent::w:rPr)]"):
+            insertion.getparent().remove(insertion)
+        for deletion in root.xpath(".//w:del"):
+            _unwrap(deletion)
+        for node in root.xpath(".//w:delText"):
+            node.tag = qn("w:t")
+
+    return _text_after(content, reject)
+
+
+def _text_after(content: bytes, change: Callable[[etree._Element], None]) -> str:
+    """The text of `content` once `change` has edited its body in place."""
     document = docx.Document(io.BytesIO(content))
-    root = document.element.body
-    for insertion in root.xpath(".//w:ins[not(parent::w:rPr)]"):
-        insertion.getparent().remove(insertion)
-    for deletion in root.xpath(".//w:del"):
-        for child in list(deletion):
-            deletion.addprevious(child)
-        deletion.getparent().remove(deletion)
-    for node in root.xpath(".//w:delText"):
-        node.tag = qn("w:t")
+    change(document.element.body)
     out = io.BytesIO()
     document.save(out)
     return docx_text(out.getvalue())
 
 
+def _unwrap(element: etree._Element) -> None:
+    """Put `element`'s children in its place."""
+    for child in list(element):
+        element.addprevious(child)
+    element.getparent().remove(element)
+
+
 def comment_texts(content: bytes) -> list[str]:
     """The text of each comment, in order; none when the file has no comments part."""
-    with zipfile.ZipFile(io.BytesIO(content)) as package:
-        if "word/comments.xml" not in package.namelist():
-            return []
-        root = etree.fromstring(package.read("word/comments.xml"))
-    return ["\n".join("".join(p.itertext()) for p in c.iter(f"{W}p")) for c in root]
+    return ["\n".join("".join(p.itertext()) for p in c.iter(f"{W}p")) for c in _comments(content)]
 
 
 def comment_authors(content: bytes) -> set[str]:
+    return {c.get(f"{W}author") for c in _comments(content)}
+
+
+def _comments(content: bytes) -> list[etree._Element]:
+    """The comments of `content`; none when the file has no comments part."""
     with zipfile.ZipFile(io.BytesIO(content)) as package:
         if "word/comments.xml" not in package.namelist():
-            return set()
-        root = etree.fromstring(package.read("word/comments.xml"))
-    return {c.get(f"{W}author") for c in root}
+            return []
+        return list(etree.fromstring(package.read("word/comments.xml")))
 
 
 def comment_anchors(content: bytes) -> dict[str, str]:
