@@ -32,21 +32,6 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def change_bounds(original: str, replacement: str) -> tuple[int, int]:
-    """How many characters at the start and at the end both wordings share, in whole tokens:
-    the tracked change covers only what lies between."""
-    old, new = tokens(original), tokens(replacement)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    prefix = sum(len(t) for t in old[:head])
-    suffix = sum(len(t) for t in old[len(old) - tail :]) if tail else 0
-    return prefix, suffix
-
-
 @dataclass(frozen=True)
 class Edit:
     """Replace original[start:end] by `replacement` (offsets into the original wording)."""
