@@ -16,7 +16,13 @@ from reviewapp.reviews.models import Redline, RedlineStatus
 from reviewapp.reviews.redlines.services import redline_proposal
 from reviewapp.reviews.services import review_scan
 from tests.factories import active_playbook, ingested_contract, upload_and_ingest
-from tests.reviews.docx_files import accepted_text, comment_anchors, part, revisions
+from tests.reviews.docx_files import (
+    accepted_text,
+    comment_anchors,
+    comment_texts,
+    part,
+    revisions,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -367,7 +373,10 @@ def test_a_redline_across_table_cells_reaches_the_file_as_a_comment_with_its_wor
     client.force_login(lawyer)
     content = b"".join(client.get(f"/reviews/{review.pk}/export.redline.docx"))
     assert revisions(content) == []
-    assert anchored(content, "Proposed wording (Uncapped Liability)") == "per hourTerm"
+    assert anchored(content, "Proposed wording, not shown") == "per hourTerm"
+    assert "Uncapped Liability" not in "".join(comment_texts(content))  # the firm's reading
+    internal = b"".join(client.get(f"/reviews/{review.pk}/export.redline-internal.docx"))
+    assert anchored(internal, "Proposed wording (Uncapped Liability)") == "per hourTerm"
 
 
 def test_the_queue_pages_redline_panels_cost_the_same_queries_for_many_items(

@@ -70,7 +70,7 @@ def redline_docx_render(export: ReviewExport, *, internal: bool) -> bytes:
     original = _original_docx(contract)
     if original is not None:
         try:
-            return _tracked(original, contract.text, changes, notes, redlines, firm)
+            return _tracked(original, contract.text, changes, notes, redlines, firm, internal)
         except TextMismatch as mismatch:
             logger.warning("contract %s: tracked export on its text: %s", contract.pk, mismatch)
         except Exception:  # python-docx and lxml raise many kinds of errors on odd packages
@@ -78,7 +78,7 @@ def redline_docx_render(export: ReviewExport, *, internal: bool) -> bytes:
         if internal:
             notes.insert(0, _mismatch_note(firm))
     generated = docx_from_text(contract.text, page_starts=[s for s, _e in contract.page_spans])
-    return _tracked(generated, xml_safe(contract.text), changes, notes, redlines, firm)
+    return _tracked(generated, xml_safe(contract.text), changes, notes, redlines, firm, internal)
 
 
 def firm_name(organisation: str) -> str:
@@ -124,6 +124,7 @@ def _tracked(
     notes: list[Note],
     redlines: list[Redline],
     firm: str,
+    internal: bool,
 ) -> bytes:
     result = docx_tracked(content=content, text=text, changes=changes, notes=notes)
     if not result.unplaced:
@@ -132,7 +133,7 @@ def _tracked(
     # and its wording becomes a comment.
     left_out = {change.key for change in result.unplaced}
     kept = [change for change in changes if change.key not in left_out]
-    extra = [_unplaced_note(r, firm) for r in redlines if r.pk in left_out]
+    extra = [_unplaced_note(r, firm, internal) for r in redlines if r.pk in left_out]
     return docx_tracked(content=content, text=text, changes=kept, notes=[*notes, *extra]).content
 
 
@@ -185,15 +186,19 @@ def _review_author(firm: str) -> str:
     return f"Clausewise ({firm})" if firm else "Clausewise"
 
 
-def _unplaced_note(redline: Redline, firm: str) -> Note:
+def _unplaced_note(redline: Redline, firm: str, internal: bool) -> Note:
+    """The wording of a redline that could not be tracked; the category the review gave it
+    (the firm's own reading of the clause) only in the firm's file."""
+    heading = (
+        _("Proposed wording (%(category)s), not shown as a tracked change:")
+        % {"category": redline.category}
+        if internal
+        else _("Proposed wording, not shown as a tracked change:")
+    )
     return Note(
         start=redline.span_start,
         end=redline.span_end,
-        lines=(
-            _("Proposed wording (%(category)s), not shown as a tracked change:")
-            % {"category": redline.category},
-            redline.replacement,
-        ),
+        lines=(heading, redline.replacement),
         author=signature(redline.accepted_by, firm),
         initials=_initials(redline.accepted_by),
     )
