@@ -79,6 +79,19 @@ class _Boilerplate:
         return {"boilerplate": self.labelled, "boilerplate_flagged": self.flagged}
 
 
+class LabelsUnreadable(ValueError):
+    """A labelled folder that cannot be read; the message is a sentence for a user."""
+
+
+def read_labelled_folder(folder: str | Path) -> tuple[list[Document], list[str]]:
+    """``load_documents``, with one sentence for a user when the folder cannot be read (a
+    missing text file, a quote not in its text, a line that is no JSON)."""
+    try:
+        return load_documents(folder)
+    except (OSError, ValueError, KeyError) as error:
+        raise LabelsUnreadable(f"{folder}: cannot read the labelled documents: {error}") from error
+
+
 def load_documents(path: str | Path) -> tuple[list[Document], list[str]]:
     """Documents of ``labels.jsonl`` (a file or its folder) or of a folder of quoted labels, and
     the clause categories to score."""
@@ -287,7 +300,11 @@ def _quoted_documents(folder: Path) -> tuple[list[Document], list[str]]:
         name = labels_file.name.removesuffix(".labels.json")
         text = (folder / f"{name}.txt").read_text(encoding="utf-8")
         labels: dict[str, list[tuple[int, int]]] = {}
-        for row in json.loads(labels_file.read_text(encoding="utf-8")):
+        try:
+            rows = json.loads(labels_file.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{labels_file.name}: not JSON ({error})") from error
+        for row in rows:
             quote = row["quote"]
             start = _quote_start(text, quote, row.get("article") or "")
             if start < 0:

@@ -14,7 +14,7 @@ from reviewapp.contracts.segmentation import segment
 from reviewapp.rules.decision_labels import decided_since, decision_labels, label_examples
 from reviewapp.rules.detect import detect_contract_type
 from reviewapp.rules.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
-from reviewapp.rules.evaluation import load_documents
+from reviewapp.rules.evaluation import LabelsUnreadable, read_labelled_folder
 from reviewapp.rules.models import RouterVersion
 from reviewapp.rules.router import training
 from reviewapp.rules.router.model import RouterModel
@@ -56,11 +56,9 @@ def labelled_folder(
     if not path.is_file():
         raise RouterTrainingError(f"No shipped playbook named {playbook!r}.")
     try:
-        documents, categories = load_documents(folder)
-    except (OSError, ValueError, KeyError) as error:
-        raise RouterTrainingError(
-            f"{folder}: cannot read the labelled documents: {error}"
-        ) from error
+        documents, categories = read_labelled_folder(folder)
+    except LabelsUnreadable as error:
+        raise RouterTrainingError(str(error)) from error
     if len(documents) < minimum:
         raise RouterTrainingError(
             f"{folder}: {len(documents)} documents; at least {minimum} are needed."

@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from reviewapp.rules.evaluation import BOILERPLATE, evaluate, load_documents
 from reviewapp.rules.router import shipped_router_path
@@ -80,6 +81,20 @@ def test_a_quote_missing_from_its_text_is_refused_with_the_file_named(tmp_path):
     )
     with pytest.raises(ValueError, match="c00_sale.labels.json"):
         load_documents(folder)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "said"),
+    [
+        (lambda folder: (folder / "c00_sale.txt").unlink(), "c00_sale.txt"),
+        (lambda folder: (folder / "c00_sale.labels.json").write_text("[{"), "not JSON"),
+    ],
+)
+def test_evaluate_playbook_says_which_file_of_a_quoted_folder_is_unreadable(tmp_path, spoil, said):
+    folder = _write_zh_folder(tmp_path / "zh", documents=2)
+    spoil(folder)
+    with pytest.raises(CommandError, match=f"cannot read the labelled documents: .*{said}"):
+        call_command("evaluate_playbook", str(folder), "--playbook", "commercial-zh")
 
 
 def test_train_router_learns_chinese_clauses_from_a_quoted_folder(tmp_path, capsys):

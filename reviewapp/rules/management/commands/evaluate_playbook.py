@@ -7,7 +7,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from reviewapp.rules.evaluation import evaluate, format_table, is_labelled_folder
+from reviewapp.rules.evaluation import (
+    LabelsUnreadable,
+    evaluate,
+    format_table,
+    is_labelled_folder,
+    read_labelled_folder,
+)
 from reviewapp.rules.models import Playbook
 from reviewapp.rules.router import shipped_router_path
 from reviewapp.rules.router.model import RouterFileInvalid, load_router
@@ -64,7 +70,12 @@ class Command(BaseCommand):
             report = self._cross_validated(folder, options)
         else:
             router = self._router(options["router"])
-            report = evaluate(folder, self._playbook(options["playbook"]), router=router)
+            try:
+                documents, categories = read_labelled_folder(folder)
+            except LabelsUnreadable as error:
+                raise CommandError(str(error)) from error
+            playbook = self._playbook(options["playbook"])
+            report = evaluate(documents, playbook, categories=categories, router=router)
         if options["format"] == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
         elif options["check"] == "cross-validate":
