@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -25,6 +26,7 @@ from reviewapp.rules.engine import (
 )
 from reviewapp.rules.engine.bounded_yaml import YamlRefused, load_bounded
 from reviewapp.rules.engine.model import Playbook as EnginePlaybook
+from reviewapp.rules.engine.scanner import CpuBudget, ScanTooLong
 from reviewapp.rules.models import Playbook, PlaybookVersion
 
 DEFAULTS_DIR = Path(__file__).resolve().parent / "playbooks"
@@ -51,8 +53,7 @@ def playbook_parse(source: str, *, label: str | None = None) -> EnginePlaybook:
     return _parsed(source, label)
 
 
-@functools.lru_cache(maxsize=16)
-def _parsed(source: str, label: str | None) -> EnginePlaybook:
+def _parse_uncached(source: str, label: str | None) -> EnginePlaybook:
     try:
         data = load_bounded(source)
     except YamlRefused as error:
@@ -69,6 +70,9 @@ def _parsed(source: str, label: str | None) -> EnginePlaybook:
     if problems:
         raise PlaybookInvalid(problems)
     return playbook
+
+
+_parsed = functools.lru_cache(maxsize=16)(_parse_uncached)
 
 
 @transaction.atomic
@@ -220,10 +224,23 @@ def playbook_activate(*, playbook: Playbook, activated_by: Any = None) -> Playbo
     return playbook
 
 
+class PlaybookTestTooLong(Exception):
+    """The test spent its CPU budget (``PLAYBOOK_TEST_CPU_S``)."""
+
+
 def playbook_test(*, source: str, text: str) -> list[dict[str, Any]]:
-    """Run a playbook (as edited, not yet saved) on pasted text: what fires, and where."""
-    compiled = compile_playbook(playbook_parse(source, label="test"))
+    """Run a playbook (as edited, not yet saved) on pasted text: what fires, and where.
+
+    Nothing of it is kept (neither the parsed source nor its compiled RE2 programs), so sources
+    under ever new names do not grow the web process; the scan runs on a CPU budget and raises
+    ``PlaybookTestTooLong`` past it, since every organisation's admins share the web processes.
+    """
+    compiled = compile_playbook(_parse_uncached(source, "test"), cache=False)
     segments = segment(text)
+    try:
+        hits = scan(compiled, text, segments, budget=CpuBudget(settings.PLAYBOOK_TEST_CPU_S))
+    except ScanTooLong:
+        raise PlaybookTestTooLong(settings.PLAYBOOK_TEST_CPU_S) from None
     return [
         {
             "rule_id": hit.rule_id,
@@ -237,5 +254,5 @@ def playbook_test(*, source: str, text: str) -> list[dict[str, Any]]:
             "end": hit.match_end,
             "match": text[hit.match_start : hit.match_end],
         }
-        for hit in scan(compiled, text, segments)
+        for hit in hits
     ]

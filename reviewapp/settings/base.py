@@ -274,6 +274,10 @@ REST_FRAMEWORK = {
         "user": env_str("API_THROTTLE_USER", "1200/min"),
     },
 }
+# The playbook test box (an admin runs an edited playbook on pasted text in the web process):
+# at most PLAYBOOK_TEST_THROTTLE tests per organisation, each stopped after PLAYBOOK_TEST_CPU_S.
+PLAYBOOK_TEST_THROTTLE = env_str("PLAYBOOK_TEST_THROTTLE", "30/min")
+PLAYBOOK_TEST_CPU_S = env_float("PLAYBOOK_TEST_CPU_S", 5.0, minimum=0.1)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Clausewise API",
     "DESCRIPTION": (

@@ -59,3 +59,4 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"},
 }
+PLAYBOOK_TEST_THROTTLE = env_str("PLAYBOOK_TEST_THROTTLE", "100000/min")

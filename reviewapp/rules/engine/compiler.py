@@ -114,11 +114,15 @@ _CACHE_SIZE = 16
 _CACHE_LOCK = threading.Lock()
 
 
-def compile_playbook(playbook: Playbook) -> CompiledPlaybook:
+def compile_playbook(playbook: Playbook, *, cache: bool = True) -> CompiledPlaybook:
     """Compile ``playbook``, reusing the result for the same name and version.
 
     An edited playbook that kept its name and version is recompiled rather than served stale.
+    With ``cache=False`` (a source pasted into the test box) nothing is kept: its RE2 programs
+    are freed with the result.
     """
+    if not cache:
+        return _compile(playbook)
     key = (playbook.name, playbook.version)
     with _CACHE_LOCK:
         cached = _CACHE.get(key)

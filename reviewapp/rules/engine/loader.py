@@ -15,6 +15,8 @@ from .model import (
     ACTIONS,
     DEFAULT_NEARBY_CHARS,
     LANGUAGES,
+    MAX_PLAYBOOK_PATTERN_CHARS,
+    MAX_RULES,
     PROTECTS_CLIENT_POLICIES,
     SCOPES,
     SEVERITIES,
@@ -83,12 +85,15 @@ def load_playbook_data(data: Mapping[str, Any]) -> Playbook:
     raw_rules = data["rules"]
     if not isinstance(raw_rules, list) or not raw_rules:
         raise RuleError("playbook: `rules` must be a non-empty list")
+    if len(raw_rules) > MAX_RULES:
+        raise RuleError(f"playbook: {len(raw_rules):,} rules; at most {MAX_RULES:,} are allowed")
     rules = [_rule(raw, language, position) for position, raw in enumerate(raw_rules)]
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
             raise RuleError(f"rule {rule.id}: id: duplicate rule id")
         seen.add(rule.id)
+    _check_pattern_size(rules)
     facts = tuple(_fact(raw, i) for i, raw in enumerate(data.get("facts") or []))
     return Playbook(
         name=str(data["name"]),
@@ -101,6 +106,23 @@ def load_playbook_data(data: Mapping[str, Any]) -> Playbook:
         check=_check(data.get("check")),
         side=_side(data.get("side")),
     )
+
+
+def _check_pattern_size(rules: list[Rule]) -> None:
+    chars = sum(len(text) for rule in rules for text in _pattern_texts(rule))
+    if chars > MAX_PLAYBOOK_PATTERN_CHARS:
+        raise RuleError(
+            f"playbook: its patterns hold {chars:,} characters; "
+            f"at most {MAX_PLAYBOOK_PATTERN_CHARS:,} are allowed"
+        )
+
+
+def _pattern_texts(rule: Rule) -> list[str]:
+    texts = [*rule.patterns, *rule.exceptions, *rule.requires_nearby, *rule.unless_nearby]
+    texts += [*rule.reject_if, *rule.confirm_if]
+    for near in rule.near:
+        texts += [*near.terms_a, *near.terms_b]
+    return texts
 
 
 def _check(raw: Any) -> CheckSettings:

@@ -22,6 +22,11 @@ LANGUAGES = ("en", "zh")
 MAX_NEAR_WITHIN = 50
 MAX_NEARBY_CHARS = 200
 MAX_PATTERN_CHARS = 1000
+# A playbook's size: each rule's patterns compile to RE2 programs that are kept in memory and run
+# over every passage, so rules and pattern characters are bounded (the shipped playbooks hold
+# 87 rules and 17 K pattern characters).
+MAX_RULES = 400
+MAX_PLAYBOOK_PATTERN_CHARS = 120_000
 DEFAULT_NEARBY_CHARS = 40
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
@@ -30,12 +31,32 @@ Span = tuple[int, int]
 _SENTENCE_END = re.compile(r"[;；。!?！？\n]|\.\s")
 
 
+class ScanTooLong(Exception):
+    """The scan spent its CPU budget (the playbook test box runs on one)."""
+
+
+class CpuBudget:
+    """CPU seconds of the calling thread a scan may spend, checked between rules and passages.
+
+    Each RE2 search is linear in its passage, so the time between two checks is bounded; a
+    check is one clock read, so a budget costs nothing measurable."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.until = time.thread_time() + seconds
+
+    def spend(self) -> None:
+        if time.thread_time() > self.until:
+            raise ScanTooLong(self.seconds)
+
+
 def scan(
     compiled: CompiledPlaybook,
     text: str,
     segments: Sequence[Passage],
     *,
     contract_type: str | None = None,
+    budget: CpuBudget | None = None,
 ) -> list[RuleHit]:
     """One hit per rule that fires on a passage, in passage then rule order.
 
@@ -49,6 +70,8 @@ def scan(
     by_heading: dict[str, frozenset[int]] = {}
     hits: list[RuleHit] = []
     for segment in segments:
+        if budget is not None:
+            budget.spend()
         start, end = normalised.span_from_source(segment.start, segment.end)
         chunk = _Chunk(normalised, start, normalised.text[start:end])
         data = chunk.text.encode("utf-8")
@@ -59,6 +82,8 @@ def scan(
         in_heading = by_heading[heading]
         found: list[RuleHit] = []
         for i in sorted((triggers.keys() | in_heading | compiled.citation_rules) & active):
+            if budget is not None:
+                budget.spend()
             if compiled.rules[i].rule.only_with:
                 continue
             span = _fire(compiled.rules[i], data, triggers.get(i, ()), i in in_heading)
