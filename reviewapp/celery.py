@@ -3,11 +3,14 @@ import os
 from celery import Celery
 from celery.signals import worker_init, worker_ready
 
+from reviewapp.redelivery import HoldersStep
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
 
 app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+app.steps["consumer"].add(HoldersStep)  # messages of a dead worker come back at once
 
 
 @worker_init.connect

@@ -1,7 +1,9 @@
 """Work that stopped moving is queued again, and after a few tries ends where a user sees it.
 
-Run by beat (``sweep-stalled-work``) and once when a worker starts. A worker that died, a
-broker that was down when work was queued, or a message that got lost leaves a row in a
+Run by beat (``sweep-stalled-work``) and once when a worker starts. First, messages held by
+a worker that is gone go back to their queue (reviewapp.redelivery), which brings most lost
+work back within seconds; what follows is for work whose message is lost altogether. A worker
+that died, a broker that was down when work was queued, or a message that got lost leaves a row in a
 non-final state; the sweep finds rows that have not moved for ``SWEEP_STALLED_AFTER_S``.
 Rows that never started (queued) are only taken while their queue is empty: behind a long
 backlog they are waiting their turn, not lost (reviewapp.broker); so are scans waiting in the
@@ -32,7 +34,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from reviewapp.broker import backlog
+from reviewapp.celery import app
 from reviewapp.contracts.services import contracts_requeue_stalled
+from reviewapp.redelivery import orphans_restore
 from reviewapp.reviews.drafting import draft_give_up
 from reviewapp.reviews.model_batches import batch_owned_reviews
 from reviewapp.reviews.model_work import (
@@ -60,6 +64,7 @@ class SweepResult:
     drafts_failed: list[int] = field(default_factory=list)
     verifications_requeued: list[int] = field(default_factory=list)
     verifications_given_up: list[int] = field(default_factory=list)
+    messages_restored: list[str] = field(default_factory=list)  # of workers that are gone
 
     @property
     def total(self) -> int:
@@ -73,6 +78,7 @@ def stalled_work_sweep(
     max_attempts = max_attempts or settings.SWEEP_MAX_ATTEMPTS
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
     result = SweepResult()
+    result.messages_restored = orphans_restore(app)
     result.contracts_requeued = contracts_requeue_stalled(
         older_than_s=older_than_s,
         max_attempts=max_attempts,

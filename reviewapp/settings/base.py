@@ -341,6 +341,14 @@ CELERY_TASK_ROUTES = {
     "reviewapp.reviews.tasks.*": {"queue": "model"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A task sent while the broker restarts (the launcher brings Redis back within seconds) waits
+# for it, up to about 10 s, instead of leaving its row for the sweeper.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 12,
+    "interval_start": 0.0,
+    "interval_step": 0.25,
+    "interval_max": 1.0,
+}
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # Message Batches (a bulk upload that asks for them, Claude engine): a sent batch is polled
 # every MODEL_BATCH_POLL_S, doubling up to MODEL_BATCH_POLL_MAX_S; a batch still collecting
