@@ -1,8 +1,15 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class AuditConfig(AppConfig):
     name = "reviewapp.audit"
 
     def ready(self) -> None:
-        from reviewapp.audit import signals  # noqa: F401  (connects the sign-in receivers)
+        from reviewapp.audit import signals
+
+        post_migrate.connect(
+            signals.first_checkpoint_after_migrate,
+            sender=self,
+            dispatch_uid="audit-first-checkpoint",
+        )

@@ -53,6 +53,11 @@ def audit_key() -> bytes:
     return key.encode()
 
 
+def audit_key_fingerprint(key: bytes) -> str:
+    """Names the key in checkpoints without giving it away: an HMAC of a fixed label."""
+    return hmac.new(key, b"clausewise.audit.key-fingerprint", sha256).hexdigest()[:16]
+
+
 class _Hasher:
     """Hash canonical content by kind; the keyed state is built once and copied per row."""
 
@@ -183,6 +188,7 @@ class BreakKind:
     HEAD = "head"
     DOWNGRADED = "downgraded"
     CHECKPOINT = "checkpoint"
+    UNKEYED = "unkeyed"
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 MEDIA_ROOT = VAR_DIR / ("test-media-" + XDIST_WORKER if XDIST_WORKER else "test-media")
 ALLOWED_HOSTS = ["*"]
+# The first `migrate` of a test database writes the first audit checkpoint: one folder per
+# worker, never the real var/audit-checkpoints (tests/audit gives each test its own).
+_CHECKPOINTS = "test-audit-checkpoints" + (f"-{XDIST_WORKER}" if XDIST_WORKER else "")
+AUDIT_CHECKPOINT_DIR = Path(env_str("AUDIT_CHECKPOINT_DIR", str(VAR_DIR / _CHECKPOINTS)))
 
 # Redis pub/sub channels are not per database: each worker's channel groups get their own prefix.
 _LAYER_CONFIG: dict[str, Any] = CHANNEL_LAYERS["default"].get("CONFIG", {})  # noqa: F405

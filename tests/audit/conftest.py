@@ -42,6 +42,24 @@ def as_owner() -> Iterator:
                 cursor.execute("SET session_replication_role = DEFAULT")
 
 
+@contextmanager
+def triggers_disabled() -> Iterator:
+    """A raw cursor after the owner switched the append-only triggers off (ALTER TABLE ...
+    DISABLE TRIGGER, which only the owner may run); they are switched back on after."""
+    tables = ("audit_auditevent", "audit_auditchain")
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE waits for no FK check
+            for table in tables:
+                cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        try:
+            yield cursor
+        finally:
+            if connection.vendor == "postgresql":
+                for table in tables:
+                    cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+
+
 @pytest.fixture(autouse=True)
 def checkpoint_dir(settings, tmp_path):
     """Each test writes and reads its own checkpoints, never var/audit-checkpoints."""
@@ -49,11 +67,13 @@ def checkpoint_dir(settings, tmp_path):
     return settings.AUDIT_CHECKPOINT_DIR
 
 
-def rewrite_as_owner(events: list[AuditEvent], *, from_seq: int = 1, hash_kind: str = "v1"):
+def rewrite_as_owner(
+    events: list[AuditEvent], *, from_seq: int = 1, hash_kind: str = "v1", owner=as_owner
+):
     """What the tables' owner can do without the key: edit rows from `from_seq` on, recompute
     every hash after them with plain SHA-256 (or any kind), and move the chain head along."""
     prev_hash = events[from_seq - 2].hash if from_seq > 1 else events[0].prev_hash
-    with as_owner() as cursor:
+    with owner() as cursor:
         for event in events[from_seq - 1 :]:
             digest = event_hash(
                 organisation_id=event.organisation_id,

@@ -12,15 +12,17 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 
-from reviewapp.audit.chain import audit_key
+from reviewapp.audit.chain import audit_key, audit_key_fingerprint, utc_iso
 from reviewapp.audit.checkpoints import (
     audit_checkpoint_latest,
+    audit_checkpoint_read,
     audit_checkpoint_write,
     checkpoint_signature,
 )
 from reviewapp.audit.models import AuditChain, AuditEvent
 from reviewapp.audit.selectors import audit_chain_verify
 from reviewapp.audit.services import audit_record
+from reviewapp.audit.tasks import write_audit_checkpoint
 from tests.audit.conftest import as_owner, chain_of, rewrite_as_owner
 from tests.audit.test_chain import verify
 
@@ -185,3 +187,98 @@ def test_events_from_before_keyed_hashes_verify_and_the_chain_goes_on_keyed(org_
     assert [event.hash_kind for event in chain_of(organisation.pk)] == ["v1"] * 5 + ["v2"]
     out, _, failed = verify()
     assert failed is None and "6 events, chain intact" in out
+
+
+def test_the_first_migrate_checkpoints_an_empty_log_and_later_ones_add_none(
+    checkpoint_dir, settings
+):
+    call_command("migrate", verbosity=0)
+    call_command("migrate", verbosity=0)
+    (first,) = checkpoint_dir.iterdir()
+    body = json.loads(first.read_text())
+    assert (body["chains"], body["events"], body["hash_kind"]) == ([], 0, "v2")
+    assert body["key_fingerprint"] == audit_key_fingerprint(audit_key())
+    assert settings.AUDIT_HMAC_KEY not in first.read_text()
+    assert body["signature"] == checkpoint_signature(body, key=audit_key())
+    assert not AuditEvent.objects.exists()  # "no events yet" stays true
+
+
+def test_the_first_migrate_pins_an_existing_log(org_events, checkpoint_dir):
+    organisation, events = org_events
+    call_command("migrate", verbosity=0)
+    (first,) = checkpoint_dir.iterdir()
+    (mark,) = audit_checkpoint_read(first).marks.values()
+    assert (mark.chain, mark.seq, mark.hash) == (f"org:{organisation.pk}", 5, events[4].hash)
+
+
+def test_a_checkpoint_records_each_heads_row_id_and_time(org_events):
+    organisation, events = org_events
+    checkpoint = audit_checkpoint_read(audit_checkpoint_write())
+    mark = checkpoint.marks[f"org:{organisation.pk}"]
+    assert (mark.event_id, mark.created_at) == (events[4].pk, utc_iso(events[4].created_at))
+
+
+def test_beat_checkpoints_only_when_a_chain_moved(org_events, checkpoint_dir):
+    organisation, _ = org_events
+    assert write_audit_checkpoint()
+    assert write_audit_checkpoint() == ""  # only the first one's own note came since
+    audit_record(
+        organisation_id=organisation.pk,
+        action="queue.claimed",
+        actor_kind="user",
+        actor="li",
+        target_type="queue_item",
+        target_id=1,
+    )
+    assert write_audit_checkpoint()
+    assert len(list(checkpoint_dir.iterdir())) == 2
+    assert verify()[2] is None
+
+
+def test_beat_checkpoints_every_minute_by_default(settings):
+    import os
+
+    if "AUDIT_CHECKPOINT_EVERY_S" in os.environ:
+        pytest.skip("AUDIT_CHECKPOINT_EVERY_S is set in this environment")
+    assert settings.AUDIT_CHECKPOINT_EVERY_S == 60.0
+    assert settings.CELERY_BEAT_SCHEDULE["write-audit-checkpoint"]["schedule"] == 60.0
+
+
+def test_verify_says_which_events_no_checkpoint_covers_yet(org_events):
+    organisation, _ = org_events
+    out, _, _ = verify()
+    assert "not covered: every event is checked by its chain alone" in out
+    audit_checkpoint_write()
+    for n in range(2):
+        audit_record(
+            organisation_id=organisation.pk,
+            action="queue.claimed",
+            actor_kind="user",
+            actor="li",
+            target_type="queue_item",
+            target_id=n,
+        )
+    out, _, failed = verify()
+    assert failed is None
+    # The two claims and the system chain's note of the checkpoint itself.
+    assert "not covered: 3 events written after checkpoint checkpoint-" in out
+    assert "can cut them off the end and move the chain head back unseen" in out
+    assert "at most the last 60 s of events" in out
+
+
+def test_a_checkpoint_of_the_first_format_still_reads_as_keyed(org_events, checkpoint_dir):
+    organisation, events = org_events
+    body = {
+        "format": "clausewise.audit.checkpoint/1",
+        "written_at": "2025-01-31T09:30:00.000000+00:00",
+        "chains": [
+            {"chain": f"org:{organisation.pk}", "seq": 5, "hash": events[4].hash, "hash_kind": "v2"}
+        ],
+    }
+    body["signature"] = checkpoint_signature(body, key=audit_key())
+    checkpoint_dir.mkdir()
+    (checkpoint_dir / "checkpoint-20250131T093000000000Z-0.json").write_text(json.dumps(body))
+    latest = audit_checkpoint_latest().latest
+    assert latest is not None and latest.hash_kind == "v2" and latest.marks
+    rewrite_as_owner(events)
+    assert "rewritten: its hash is not the one checkpoint" in verify()[1]

@@ -2,16 +2,21 @@
 
 Each chain is also held against the newest signed checkpoint (AUDIT_CHECKPOINT_DIR): a chain
 shorter than its checkpoint, one whose hash at the checkpoint's seq differs, a chain the
-checkpoint knows but the database lost, and a checkpoint file whose signature fails all count.
+checkpoint knows but the database lost, an unkeyed (v1) row after a checkpoint that records
+keyed hashes, and a checkpoint file whose signature fails all count. The output ends with what
+no checkpoint covers yet: the events written after the newest one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
 
 from reviewapp.audit.checkpoints import (
     Checkpoint,
@@ -19,6 +24,7 @@ from reviewapp.audit.checkpoints import (
     audit_checkpoint_latest,
     checkpoint_directory,
 )
+from reviewapp.audit.models import HashKind
 from reviewapp.audit.selectors import (
     ChainReport,
     OrganisationNotFound,
@@ -52,17 +58,20 @@ class Command(BaseCommand):
             )
         except OrganisationNotFound as missing:
             raise CommandError(str(missing)) from missing
-        broken, checked = 0, 0
+        broken, checked, uncovered = 0, 0, 0
         for organisation_id in chain_ids:
             report = self._verify(organisation_id, checkpoint)
             checked += report.events
             if report.intact:
                 self.stdout.write(f"ok: {report.describe()}")
+                covered = checkpoint.covered_seq(organisation_id) if checkpoint else 0
+                uncovered += max(report.events - covered, 0)
             else:
                 broken += 1
                 self.stderr.write(f"TAMPERED: {report.describe()}")
         elapsed = time.perf_counter() - started
         self.stdout.write(f"{checked} events in {len(chain_ids)} chains checked in {elapsed:.1f} s")
+        self.stdout.write(self._window(checkpoint, uncovered))
         failures = [f"{broken} of {len(chain_ids)} audit chains are broken."] if broken else []
         if self.rejected:
             failures.append(f"{self.rejected} checkpoint files fail their check.")
@@ -81,10 +90,32 @@ class Command(BaseCommand):
                 "(run manage.py audit_checkpoint)"
             )
         else:
-            self.stdout.write(
-                f"checkpoint {latest.name} ({latest.written_at}): {len(latest.marks)} chains"
-            )
+            chains = f"{len(latest.marks)} chains" if latest.marks else "no events yet"
+            keyed = "keyed hashes" if latest.hash_kind == HashKind.HMAC_SHA256 else "plain hashes"
+            if latest.key_fingerprint:
+                keyed += f", key {latest.key_fingerprint}"
+            self.stdout.write(f"{latest.label}: {chains} ({keyed})")
         return latest
+
+    @staticmethod
+    def _window(checkpoint: Checkpoint | None, uncovered: int) -> str:
+        every_s = settings.AUDIT_CHECKPOINT_EVERY_S
+        if checkpoint is None:
+            return (
+                "not covered: every event is checked by its chain alone; whoever owns the "
+                "tables can cut the newest events and move the chain head back unseen"
+            )
+        age_s = (timezone.now() - datetime.fromisoformat(checkpoint.written_at)).total_seconds()
+        window = (
+            f"not covered: {uncovered} events written after {checkpoint.label}, {age_s:.0f} s "
+            "ago. Whoever owns the tables can cut them off the end and move the chain head back "
+            f"unseen; beat writes a checkpoint every {every_s:g} s (AUDIT_CHECKPOINT_EVERY_S) "
+            f"when a chain moved, so while it runs that is at most the last {every_s:g} s of "
+            "events."
+        )
+        if uncovered and age_s > 2 * every_s:
+            window += " The newest checkpoint is older than that: is beat running?"
+        return window
 
     @staticmethod
     def _all_chains(checkpoint: Checkpoint | None) -> list[int | None]:
@@ -96,10 +127,11 @@ class Command(BaseCommand):
     @staticmethod
     def _verify(organisation_id: int | None, checkpoint: Checkpoint | None) -> ChainReport:
         report = audit_chain_verify(organisation_id=organisation_id)
-        mark = checkpoint.marks.get(chain_key(organisation_id)) if checkpoint else None
-        if mark is None or checkpoint is None or not report.intact:
+        if checkpoint is None or not report.intact:
             return report
-        problem = audit_checkpoint_check(mark=mark, checkpoint=checkpoint, events=report.events)
+        problem = audit_checkpoint_check(
+            organisation_id=organisation_id, checkpoint=checkpoint, events=report.events
+        )
         if problem is not None and problem.seq is None:
-            report = dataclasses.replace(report, label=f"chain {mark.chain}")
+            report = dataclasses.replace(report, label=f"chain {chain_key(organisation_id)}")
         return dataclasses.replace(report, problem=problem)
