@@ -2,9 +2,10 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 # OCR of scanned PDFs (the ocr queue): Tesseract with English and Simplified Chinese, Ghostscript.
+# Legacy Word and WPS files are converted to DOCX by LibreOffice Writer (headless).
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-       tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim ghostscript \
+       tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim ghostscript libreoffice-writer-nogui \
     && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml constraints.txt ./
 COPY reviewapp ./reviewapp

@@ -1,6 +1,9 @@
-"""One guard for every CSV the app writes (CSV formula injection).
+"""One guard for every CSV the app writes (CSV formula injection), and the rule for XLSX.
 
-A text cell that a spreadsheet would evaluate gets a leading single quote. Spreadsheets skip
+A CSV has no cell types, so a text cell that a spreadsheet would evaluate gets a leading single
+quote. An XLSX has them: its text cells are stored as explicit string cells (openpyxl's
+``data_type = "s"``), which Excel shows as written and never evaluates, so they get no quote
+(``reviewapp/portfolio/exports.py``). Spreadsheets skip
 white space before a formula (a space, a tab, a line break, a no-break or ideographic space)
 and some accept the full-width forms of the signs (＝ ＋ － ＠), so those count too. Numbers stay
 numbers.

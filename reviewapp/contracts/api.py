@@ -24,6 +24,7 @@ from reviewapp.contracts.deletion import (
     contract_may_delete,
 )
 from reviewapp.contracts.intake.archive import ZipRefused
+from reviewapp.contracts.intake.codes import FailureCode
 from reviewapp.contracts.intake.progress import intake_progress
 from reviewapp.contracts.intake.selectors import intake_batch_get_for_user
 from reviewapp.contracts.intake.serializers import (
@@ -162,12 +163,15 @@ class MatterIntakeView(APIView):
     @extend_schema(
         summary="Bulk upload: a zip of contracts, or announce files to send one by one",
         description="With `file`, a zip: checked before anything is unpacked (at most "
-        "`INTAKE_MAX_ENTRIES` files, `INTAKE_MAX_UNCOMPRESSED_BYTES` unpacked, entries over "
-        "1 MiB expanding at most `INTAKE_MAX_RATIO` times, no absolute paths, `..` or links); "
-        "a refused zip answers 400 with the reason (`ZIP_BOMB`, `PATH_TRAVERSAL`, "
-        "`TOO_MANY_ENTRIES`, `ZIP_TOO_BIG`, `NOT_A_ZIP`, `EMPTY`). The accepted zip is unpacked "
-        "in the background; each document keeps its folder (`folder_path`), archives inside "
-        "the zip and unreadable entries are listed as failures while the rest goes on. "
+        "`INTAKE_MAX_ENTRIES` files, `INTAKE_MAX_UNCOMPRESSED_BYTES` unpacked, the zip and "
+        "each entry over 1 MiB expanding at most `INTAKE_MAX_RATIO` times, no absolute paths, "
+        "`..` or links); a refused zip answers 400 with the reason (`ZIP_BOMB`, "
+        "`PATH_TRAVERSAL`, `TOO_MANY_ENTRIES`, `ZIP_TOO_BIG`, `NOT_A_ZIP`, `EMPTY`), 413 with "
+        "`TOO_LARGE` or `QUOTA_EXCEEDED` (the matter's `MATTER_STORAGE_QUOTA_BYTES`). The "
+        "accepted zip is unpacked in the background; each document keeps its folder "
+        '(`folder_path`), a name that comes twice in a folder is kept for both ("name (2).pdf"), '
+        "archives inside the zip, entries without a name and unreadable entries are listed as "
+        "failures (with a `code` of a fixed list) while the rest goes on. "
         "Without `file`, `manifest` (`kind` folder or files) announces files, then posted one "
         "by one to the matter's contracts with `batch` and `path`. Follow a batch at "
         "`/api/intake/{id}/`.",
@@ -176,7 +180,10 @@ class MatterIntakeView(APIView):
             201: IntakeBatchSerializer,
             400: ErrorResponseSerializer,
             404: OpenApiResponse(description="No such matter, or not a member"),
-            413: OpenApiResponse(ErrorResponseSerializer, description="Zip over the limit"),
+            413: OpenApiResponse(
+                ErrorResponseSerializer,
+                description="Zip over the limit, or over the matter's storage quota",
+            ),
         },
     )
     def post(self, request: Request, matter_id: int) -> Response:
@@ -207,8 +214,8 @@ class MatterIntakeView(APIView):
             )
         except ZipRefused as refused:
             message = gettext(refused.message) % dict(refused.params)
-            code = 413 if refused.code == "TOO_LARGE" else 400
-            return _error(refused.code, message, code)
+            too_much = (FailureCode.TOO_LARGE, FailureCode.QUOTA_EXCEEDED)
+            return _error(refused.code, message, 413 if refused.code in too_much else 400)
         return Response(intake_batch_data(intake_progress(batch=batch)), status=201)
 
     def _announce(self, request: Request, matter: Any, fields: dict[str, Any]) -> Response:

@@ -109,6 +109,8 @@ class Contract(models.Model):
     intake_batch = models.ForeignKey(
         IntakeBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="contracts"
     )
+    # Its place in the batch's zip (the entry's key there: names may repeat), None otherwise.
+    intake_position = models.PositiveIntegerField(null=True, blank=True)
     # Where the document sat in the uploaded folder or zip ("Leases/2019/"), without its name.
     folder_path = models.CharField(max_length=500, blank=True)
     # Pages whose text was read from the image by OCR (0: the PDF had a text layer).

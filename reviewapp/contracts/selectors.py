@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from reviewapp.accounts.selectors import AnyUser, matter_list_for_user
@@ -29,3 +29,9 @@ def contract_get_for_user(*, user: AnyUser, contract_id: int) -> Contract | None
 
 def passage_list(*, contract: Contract) -> QuerySet[Passage]:
     return Passage.objects.filter(contract=contract).order_by("index")
+
+
+def matter_storage_used(*, matter_id: int) -> int:
+    """Bytes of the original files stored for a matter's contracts."""
+    total = Contract.objects.filter(matter_id=matter_id).aggregate(total=Sum("size"))["total"]
+    return int(total or 0)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import IO, Any
 
@@ -26,6 +27,7 @@ from reviewapp.contracts.extraction import (
     detect_kind,
 )
 from reviewapp.contracts.extraction.errors import Problem
+from reviewapp.contracts.intake.codes import ENTRY_MESSAGES, FailureCode
 from reviewapp.contracts.intake.progress import intake_progress_publish
 from reviewapp.contracts.models import (
     WORKING_STATUSES,
@@ -36,6 +38,7 @@ from reviewapp.contracts.models import (
 )
 from reviewapp.contracts.ocr import ocr_missing_message, ocr_page_count, ocr_read
 from reviewapp.contracts.segmentation import segment
+from reviewapp.contracts.selectors import matter_storage_used
 from reviewapp.contracts.unlocked import contract_extract
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.services import review_scan
@@ -50,6 +53,7 @@ HEAD_BYTES = 8192
 class UploadRejected(Exception):
     code: str
     message: str
+    params: Mapping[str, object] = field(default_factory=dict)
 
 
 def _limits() -> ExtractionLimits:
@@ -86,22 +90,29 @@ def contract_upload(
     enqueue: bool = True,
     intake_batch: IntakeBatch | None = None,
     folder_path: str = "",
+    intake_position: int | None = None,
 ) -> tuple[Contract, bool]:
     """Store an upload and queue its ingestion; returns (contract, created).
 
     The same bytes uploaded again into a matter link to the existing contract.
-    Files over the size limit are refused before anything is stored.
+    Files over the size limit, or over the matter's storage quota, are refused before anything
+    is stored.
     """
     if size > settings.UPLOAD_MAX_BYTES:
         raise UploadRejected(
             code=DocumentStatus.TOO_LARGE,
             message=f"The file is {_megabytes(size)}; the limit is "
             f"{_megabytes(settings.UPLOAD_MAX_BYTES)}.",
+            params={
+                "size": f"{size / 2**20:.1f}",
+                "limit": f"{settings.UPLOAD_MAX_BYTES / 2**20:.1f}",
+            },
         )
     sha256, head = _sha256_and_head(file)
     existing = Contract.objects.filter(matter=matter, sha256=sha256).first()
     if existing is not None:
         return existing, False
+    matter_storage_check(matter=matter, incoming=size)
     contract = Contract(
         matter=matter,
         uploaded_by=uploaded_by,
@@ -110,6 +121,7 @@ def contract_upload(
         size=size,
         kind=detect_kind(head),
         intake_batch=intake_batch,
+        intake_position=intake_position,
         folder_path=folder_path[:500],
     )
     contract.file.save(name, File(file, name=name), save=False)
@@ -127,6 +139,23 @@ def contract_upload(
         contract.file.delete(save=False)
         raise
     return contract, True
+
+
+def matter_storage_check(*, matter: Matter, incoming: int) -> None:
+    """Raise UploadRejected (QUOTA_EXCEEDED) when ``incoming`` more bytes would take the
+    matter's stored documents over ``MATTER_STORAGE_QUOTA_BYTES`` (0: no quota).
+
+    Checked when a file or a zip arrives, not under a lock: two uploads at the same instant may
+    pass together, so the quota bounds a matter's growth rather than counting its last byte.
+    """
+    quota = settings.MATTER_STORAGE_QUOTA_BYTES
+    if not quota:
+        return
+    used = matter_storage_used(matter_id=matter.pk)
+    if used + incoming > quota:
+        params = {"used": f"{used / 2**20:.1f}", "limit": f"{quota / 2**20:.1f}"}
+        code = FailureCode.QUOTA_EXCEEDED
+        raise UploadRejected(code=code, message=ENTRY_MESSAGES[code] % params, params=params)
 
 
 def _enqueue_ingest(contract_id: int) -> bool:

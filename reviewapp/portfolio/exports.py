@@ -1,8 +1,10 @@
 """The portfolio grid as a spreadsheet: XLSX (openpyxl) with a sheet of facts and a sheet of
 issues, links back to the app, or the facts sheet as CSV.
 
-Every text cell goes through `csv_safety.csv_safe` (the one formula-injection guard) and is
-stored as a string: openpyxl would otherwise write a text starting with "=" as a formula.
+Every text cell of the XLSX is an explicit string cell (``data_type`` "s"), as
+`csv_safety` says for spreadsheets that have cell types: Excel shows ``=1+1.txt`` as that text
+and never runs it, and no apostrophe is added (openpyxl would otherwise write a text starting
+with "=" as a formula). The CSV, which has no types, goes through `csv_safety.csv_safe`.
 Characters XML cannot carry (control characters in extracted text) are dropped, not fatal.
 """
 
@@ -21,7 +23,7 @@ from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter
 
 from reviewapp.contracts.models import PassageState
-from reviewapp.csv_safety import SafeWriter, csv_safe
+from reviewapp.csv_safety import SafeWriter
 from reviewapp.portfolio.selectors import (
     Column,
     Grid,
@@ -164,7 +166,7 @@ def _cell(sheet: Any, value: str | int | date, url: str | None, *, bold: bool = 
         cell = WriteOnlyCell(sheet, value=value)
         cell.number_format = DATE_FORMAT
     else:
-        cell = WriteOnlyCell(sheet, value=ILLEGAL_CHARACTERS_RE.sub("", str(csv_safe(value))))
+        cell = WriteOnlyCell(sheet, value=ILLEGAL_CHARACTERS_RE.sub("", value))
         cell.data_type = "s"  # text, never a formula
     if url:
         cell.hyperlink = url

@@ -244,7 +244,12 @@ INTAKE_MAX_ENTRIES = env_int("INTAKE_MAX_ENTRIES", 1000, minimum=1)
 INTAKE_MAX_UNCOMPRESSED_BYTES = env_int(
     "INTAKE_MAX_UNCOMPRESSED_BYTES", 2 * 1024 * 1024 * 1024, minimum=1
 )
+# How many times its own size a zip (unpacking to over 1 MiB), or an entry over 1 MiB, may expand.
 INTAKE_MAX_RATIO = env_float("INTAKE_MAX_RATIO", 100.0, minimum=1.0)
+# Bytes of original files one matter may hold (a zip counts whole, before it is unpacked); 0: none.
+MATTER_STORAGE_QUOTA_BYTES = env_int(
+    "MATTER_STORAGE_QUOTA_BYTES", 20 * 1024 * 1024 * 1024, minimum=0
+)
 # A browser upload that sent nothing for this long did not finish (the page was left).
 INTAKE_STALLED_AFTER_S = env_int("INTAKE_STALLED_AFTER_S", 120, minimum=5)
 # OCR of scanned PDFs (contracts/ocr.py) on the `ocr` queue, where Tesseract is installed.

@@ -283,7 +283,7 @@ def test_whitespace_only_text_file_has_no_text(tmp_path: Path) -> None:
         (b"  <?xml version='1.0'?><root/>", "unsupported"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "unsupported"),
         (b"\xff\xd8\xff\xe0\x00\x10JFIF", "unsupported"),
-        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", "unsupported"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", "doc"),
         (b"{\\rtf1\\ansi Contract}", "unsupported"),
         (b"PK\x03\x04\x14\x00\x00\x00word/document.xml", "docx"),
         (b"PK\x03\x04\x14\x00\x00\x00xl/workbook.xml", "unsupported"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import zipfile
 from datetime import datetime
 
 import pytest
@@ -51,13 +53,13 @@ def test_the_xlsx_has_a_facts_sheet_and_an_issues_sheet_with_links(
     assert header[:5] == ["Contract", "Document", "Review", "Playbook", "Open items"]
     law, mfn = header.index("Governing Law") + 1, header.index("Most Favored Nation") + 1
     rows = {facts.cell(row, 1).value: row for row in range(2, facts.max_row + 1)}
-    assert set(rows) == {'\'=HYPERLINK("http://evil")', "b.txt"}
-    evil, plain = rows['\'=HYPERLINK("http://evil")'], rows["b.txt"]
+    assert set(rows) == {'=HYPERLINK("http://evil")', "b.txt"}  # as named, no apostrophe
+    evil, plain = rows['=HYPERLINK("http://evil")'], rows["b.txt"]
     assert facts.cell(evil, 1).data_type == "s"  # text, not a formula
     assert facts.cell(evil, 1).hyperlink.target == f"{HOST}/contracts/{first.pk}/"
     assert facts.cell(evil, law).value == "New York"
     assert facts.cell(evil, law).hyperlink.target == f"{HOST}/contracts/{first.pk}/#passage-4"
-    assert facts.cell(plain, law).value == "'+England"
+    assert facts.cell(plain, law).value == "+England"
     assert facts.cell(evil, mfn).value.startswith("Rejected · critical")
     assert facts.cell(plain, mfn).value == "not found"
     assert isinstance(facts.cell(evil, header.index("Open items") + 1).value, int)
@@ -75,11 +77,27 @@ def test_the_xlsx_has_a_facts_sheet_and_an_issues_sheet_with_links(
         (issues.cell(r, 1).value, issues.cell(r, 4).value) for r in range(2, issues.max_row + 1)
     }
     assert ("b.txt", "Anti-Assignment") in found
-    assert ('\'=HYPERLINK("http://evil")', "Most Favored Nation") in found
+    assert ('=HYPERLINK("http://evil")', "Most Favored Nation") in found
     assert issues.cell(2, 2).hyperlink.target.startswith(f"{HOST}/contracts/")
     assert "#passage-" in issues.cell(2, 2).hyperlink.target
     event = AuditEvent.objects.get(action=AuditAction.EXPORT_CREATED, target_type="matter")
     assert event.data["format"] == "grid.xlsx" and event.data["contracts"] == 2
+
+
+def test_a_name_excel_would_run_is_a_text_cell_shown_as_named(
+    client, matter, reviewer, review_contract
+):
+    review_contract(name="=1+1.txt")
+    client.force_login(reviewer)
+    response = client.get(reverse("portfolio-export-xlsx", args=[matter.pk]))
+    with zipfile.ZipFile(io.BytesIO(response.content)) as package:
+        sheet = package.read("xl/worksheets/sheet1.xml").decode()
+    assert re.search(r'<c r="A2"[^>]* t="inlineStr"><is><t>=1\+1\.txt</t></is></c>', sheet)
+    assert "<f>" not in sheet  # no formula anywhere
+    facts = load_workbook(io.BytesIO(response.content))["Facts"]
+    assert (facts["A2"].value, facts["A2"].data_type) == ("=1+1.txt", "s")
+    csv_rows = client.get(reverse("portfolio-export-csv", args=[matter.pk])).content
+    assert "'=1+1.txt" in csv_rows.decode("utf-8-sig")  # the CSV keeps its guard
 
 
 def test_the_xlsx_is_in_the_readers_language(client, matter, reviewer, grid_contracts):

@@ -1,4 +1,5 @@
-"""Safe text extraction from uploaded contracts (PDF, DOCX, plain text). Pure Python, no Django.
+"""Safe text extraction from uploaded contracts (PDF, DOCX, plain text, and legacy Word and WPS
+files where LibreOffice is installed). Pure Python, no Django.
 
     document = extract_file(path, limits=ExtractionLimits(), password=None)
 
@@ -8,16 +9,17 @@ a hostile file can neither hang nor exhaust the calling Celery worker. Failures 
 `ExtractionError` with a `code` for the program and a `message` for the user. A missing or
 unreadable file raises `OSError`, as it is not the uploader's fault and worth a retry.
 
-This module imports neither pypdf nor python-docx: only the child process needs them.
+This module imports neither pypdf, python-docx nor olefile: only the child process needs them.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any
 
 from . import sandbox
-from .core import MEBIBYTE, ExtractedDocument, ExtractionLimits
+from .core import MEBIBYTE, SOFFICE, ExtractedDocument, ExtractionLimits
 from .detect import detect_kind, sniff_file
 from .errors import ErrorCode, ExtractionError, Problem
 
@@ -50,6 +52,8 @@ def extract_file(
     sniffed = sniff_file(path)
     if sniffed.kind == "unsupported":
         raise ExtractionError.because(sniffed.problem or Problem.BINARY)
+    if sniffed.kind == "doc" and shutil.which(SOFFICE) is None:
+        raise ExtractionError.because(Problem.LEGACY_WORD, "soffice is not installed")
     job = {
         "kind": sniffed.kind,
         "path": os.path.abspath(path),

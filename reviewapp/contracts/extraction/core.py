@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 MEBIBYTE = 1024 * 1024
+# LibreOffice's program, which converts legacy Word and WPS files (legacy_word.py).
+SOFFICE = "soffice"
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class ExtractedDocument:
 
     `page_spans[i]` is the (start, end) character range of page i in `text`. The spans follow each
     other without gaps and cover the whole text: the blank line that separates two PDF pages
-    belongs to the page before it. DOCX and TXT files are one page. `encoding` is set for TXT
+    belongs to the page before it. DOCX, DOC and TXT files are one page. `encoding` is set for TXT
     only, and `raw_bytes.decode(encoding) == text` holds for it.
     """
 

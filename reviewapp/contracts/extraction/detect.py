@@ -4,6 +4,8 @@
 it holds `word/document.xml`: given `path`, that is checked in the ZIP directory; without it,
 `head` must mention the part (Word writes it among the first entries, but not every tool does).
 `sniff` gives the same answer plus the reason a file is unsupported, for the error message.
+An OLE2 compound file is "doc" here (a legacy Word or WPS file, converted by LibreOffice): the
+sandboxed reader looks inside it, and refuses the other Office files that share the container.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ HEAD_BYTES = 4096
 PDF_HEADER_WINDOW = 1024
 
 _ZIP_MAGIC = b"PK\x03\x04"
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _WORD_MAIN_PART = re.compile(r"word/document\d*\.xml")
 _SIGNATURES: tuple[tuple[bytes, Problem], ...] = (
     (b"\x89PNG\r\n\x1a\n", Problem.IMAGE),
@@ -29,7 +32,6 @@ _SIGNATURES: tuple[tuple[bytes, Problem], ...] = (
     (b"GIF89a", Problem.IMAGE),
     (b"II*\x00", Problem.IMAGE),
     (b"MM\x00*", Problem.IMAGE),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", Problem.LEGACY_WORD),
     (b"PK\x05\x06", Problem.OTHER_ZIP),
     (b"PK\x07\x08", Problem.OTHER_ZIP),
 )
@@ -40,12 +42,12 @@ PathLike = str | os.PathLike[str]
 
 @dataclass(frozen=True)
 class Sniffed:
-    kind: str  # "pdf" | "docx" | "txt" | "unsupported"
+    kind: str  # "pdf" | "docx" | "doc" | "txt" | "unsupported"
     problem: Problem | None = None  # why an unsupported file is unsupported
 
 
 def detect_kind(head: bytes, path: PathLike | None = None) -> str:
-    """Return "pdf", "docx", "txt" or "unsupported" for a file starting with `head`."""
+    """Return "pdf", "docx", "doc", "txt" or "unsupported" for a file starting with `head`."""
     return sniff(head, path).kind
 
 
@@ -61,6 +63,8 @@ def sniff(head: bytes, path: PathLike | None = None) -> Sniffed:
         return Sniffed("pdf")
     if head.startswith(_ZIP_MAGIC):
         return Sniffed("docx") if _is_word_zip(head, path) else _unsupported(Problem.OTHER_ZIP)
+    if head.startswith(_OLE_MAGIC):
+        return Sniffed("doc")
     for magic, problem in _SIGNATURES:
         if head.startswith(magic):
             return _unsupported(problem)

@@ -29,6 +29,7 @@ class Problem(StrEnum):
     HTML = "html"
     IMAGE = "image"
     LEGACY_WORD = "legacy_word"
+    OTHER_OFFICE = "other_office"
     OTHER_ZIP = "other_zip"
     RTF = "rtf"
     BINARY = "binary"
@@ -69,6 +70,13 @@ _CODES_AND_MESSAGES: dict[Problem, tuple[ErrorCode, str]] = {
         gettext_noop(
             "This is an older Word or Office file (.doc). Open it in Word, "
             "save it as .docx or PDF, and upload that."
+        ),
+    ),
+    Problem.OTHER_OFFICE: (
+        ErrorCode.UNSUPPORTED_TYPE,
+        gettext_noop(
+            "This is an older Office file other than a Word document (Excel, PowerPoint or "
+            "Outlook, for example). Upload the contract itself as a PDF or Word document."
         ),
     ),
     Problem.OTHER_ZIP: (

@@ -29,6 +29,7 @@ from pypdf import PdfReader
 from . import speedups
 from .core import MEBIBYTE, ExtractedDocument
 from .errors import ExtractionError, Problem
+from .legacy_word import extract_legacy_word
 from .pdf import extract_pdf
 from .protocol import encode_frame, read_frame, write_frame
 from .text import decode_text
@@ -120,6 +121,8 @@ def extract(job: dict[str, Any]) -> ExtractedDocument:
             write_unlocked_pdf(path, password=job["password"], out_path=job["unlocked_path"])
     elif kind == "docx":
         document = extract_docx(path)
+    elif kind == "doc":
+        document = extract_legacy_word(path, timeout_s=job["timeout_s"])
     elif kind == "txt":
         document = _extract_txt(path)
     else:

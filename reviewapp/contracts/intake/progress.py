@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from reviewapp.contracts.intake.codes import FailureCode
 from reviewapp.contracts.models import (
     FAILED_STATUSES,
     WORKING_STATUSES,
@@ -23,7 +24,6 @@ from reviewapp.contracts.models import (
 from reviewapp.realtime.events import event_publish
 
 LISTED_FAILURES = 200  # a page lists this many; the counts are always complete
-DUPLICATE = "DUPLICATE"
 
 
 @dataclass
@@ -58,7 +58,9 @@ def intake_progress(*, batch: IntakeBatch) -> IntakeProgress:
     received = counts["received"] + len(refused)
     total = max(batch.total, received + len(missing))
     done = counts["received"] - counts["working"] + len(refused)
-    failed = counts["failed"] + sum(1 for item in refused if item.get("code") != DUPLICATE)
+    failed = counts["failed"] + sum(
+        1 for item in refused if item.get("code") != FailureCode.DUPLICATE
+    )
     return IntakeProgress(
         batch=batch,
         total=total,

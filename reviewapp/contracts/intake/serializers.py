@@ -7,6 +7,7 @@ from typing import Any
 from django.utils.translation import gettext
 from rest_framework import serializers
 
+from reviewapp.contracts.intake.codes import FailureCode
 from reviewapp.contracts.intake.progress import IntakeProgress
 
 
@@ -48,7 +49,9 @@ class IntakeUploadSerializer(serializers.Serializer):
 class IntakeFailureSerializer(serializers.Serializer):
     name = serializers.CharField()
     path = serializers.CharField(help_text="the folder in the zip or the dropped folder")
-    code = serializers.CharField(help_text="e.g. UNSUPPORTED_TYPE, NESTED, DUPLICATE, TOO_LARGE")
+    code = serializers.ChoiceField(
+        choices=FailureCode.choices, help_text="why: one of a fixed list (intake/codes.py)"
+    )
     message = serializers.CharField()
     contract_id = serializers.IntegerField(allow_null=True)
 

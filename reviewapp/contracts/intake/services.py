@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 import tempfile
 import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import IO, Any
 
 from django.conf import settings
@@ -21,16 +23,18 @@ from django.utils.translation import gettext_noop
 
 from reviewapp.accounts.models import Matter
 from reviewapp.contracts.intake.archive import ZipEntry, ZipLimits, ZipRefused, zip_entries
-from reviewapp.contracts.intake.progress import DUPLICATE, intake_progress_publish
+from reviewapp.contracts.intake.codes import ENTRY_MESSAGES, FailureCode
+from reviewapp.contracts.intake.progress import intake_progress_publish
 from reviewapp.contracts.models import Contract, IntakeBatch, IntakeStatus
-from reviewapp.contracts.services import UploadRejected, contract_upload
+from reviewapp.contracts.services import (
+    UploadRejected,
+    contract_upload,
+    matter_storage_check,
+)
 
 logger = logging.getLogger(__name__)
 
 MAX_MANIFEST = 10_000
-ALREADY_HERE = gettext_noop("Already in this matter")
-UNREADABLE = gettext_noop("This file could not be read from the zip (it is damaged or truncated).")
-DID_NOT_FINISH = gettext_noop("Upload did not finish")
 ZIP_TOO_LARGE = gettext_noop("The zip is %(size)s MB; the limit is %(limit)s MB.")
 
 
@@ -98,8 +102,9 @@ def intake_zip_receive(
     try:
         if size > settings.INTAKE_MAX_ZIP_BYTES:
             params = {"size": size // 2**20, "limit": settings.INTAKE_MAX_ZIP_BYTES // 2**20}
-            raise ZipRefused("TOO_LARGE", ZIP_TOO_LARGE, params)
+            raise ZipRefused(FailureCode.TOO_LARGE, ZIP_TOO_LARGE, params)
         entries = zip_entries(file, limits=_limits())
+        _check_quota(matter, entries)
     except ZipRefused as refused:
         _refuse(batch, refused)
         raise
@@ -120,6 +125,16 @@ def intake_zip_receive(
     logger.info("zip %s stored for batch %s: %s entries", stored, batch.pk, len(entries))
     batch.refresh_from_db()
     return batch
+
+
+def _check_quota(matter: Matter, entries: list[ZipEntry]) -> None:
+    incoming = sum(entry.info.file_size for entry in entries if entry.problem is None)
+    try:
+        matter_storage_check(matter=matter, incoming=incoming)
+    except UploadRejected as rejected:
+        raise ZipRefused(
+            FailureCode.QUOTA_EXCEEDED, ENTRY_MESSAGES[FailureCode.QUOTA_EXCEEDED], rejected.params
+        ) from None
 
 
 def _zip_name(batch: IntakeBatch) -> str:
@@ -152,17 +167,17 @@ def _enqueue_expand(batch_id: int) -> None:
 
 
 def intake_zip_expand(*, batch_id: int) -> IntakeBatch | None:
-    """Unpack a stored zip into contracts, entry by entry. Safe to run twice: an entry already
-    turned into a contract or a failure is skipped."""
+    """Unpack a stored zip into contracts, entry by entry. Safe to run twice: an entry (by its
+    position in the zip) already turned into a contract or a failure is skipped."""
     batch = IntakeBatch.objects.filter(pk=batch_id, status=IntakeStatus.RECEIVING).first()
     if batch is None or not default_storage.exists(_zip_name(batch)):
         return batch
     with default_storage.open(_zip_name(batch), "rb") as stream:
         entries = zip_entries(stream, limits=_limits())
         archive = zipfile.ZipFile(stream)
-        seen = _entries_done(batch)
+        done = _positions_done(batch)
         for entry in entries:
-            if (entry.folder, entry.name) not in seen:
+            if entry.position not in done:
                 _expand_entry(batch, archive, entry)
     with transaction.atomic():
         IntakeBatch.objects.filter(pk=batch.pk).update(status=IntakeStatus.RECEIVED)
@@ -172,21 +187,19 @@ def intake_zip_expand(*, batch_id: int) -> IntakeBatch | None:
     return batch
 
 
-def _entries_done(batch: IntakeBatch) -> set[tuple[str, str]]:
-    done = set(batch.contracts.values_list("folder_path", "original_name"))
-    return done | {(item.get("path", ""), item.get("name", "")) for item in batch.failures}
+def _positions_done(batch: IntakeBatch) -> set[int]:
+    positions = batch.contracts.values_list("intake_position", flat=True)
+    done = {position for position in positions if position is not None}
+    return done | {item["position"] for item in batch.failures if "position" in item}
 
 
 def _expand_entry(batch: IntakeBatch, archive: zipfile.ZipFile, entry: ZipEntry) -> None:
-    if entry.problem:
-        _fail_entry(batch, entry.name, entry.folder, entry.problem.upper()[:32], entry.problem)
+    where = _Where(entry.name, entry.folder, entry.position)
+    if entry.problem is not None:
+        _fail_entry(batch, where, code=entry.problem)
         return
     if entry.info.file_size > settings.UPLOAD_MAX_BYTES:
-        megabytes = settings.UPLOAD_MAX_BYTES / 2**20
-        message = (
-            f"The file is {entry.info.file_size / 2**20:.1f} MB; the limit is {megabytes:.1f} MB."
-        )
-        _fail_entry(batch, entry.name, entry.folder, "TOO_LARGE", message)
+        _fail_entry(batch, where, code=FailureCode.TOO_LARGE, params=_sizes(entry.info.file_size))
         return
     try:
         with tempfile.SpooledTemporaryFile(max_size=4 * 2**20) as spool:
@@ -196,11 +209,20 @@ def _expand_entry(batch: IntakeBatch, archive: zipfile.ZipFile, entry: ZipEntry)
             size = spool.tell()
             spool.seek(0)
             intake_file_receive(
-                batch=batch, file=spool, name=entry.name, size=size, folder_path=entry.folder
+                batch=batch,
+                file=spool,
+                name=entry.name,
+                size=size,
+                folder_path=entry.folder,
+                position=entry.position,
             )
     except (zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, ValueError) as error:
         logger.info("entry %s of batch %s unreadable: %r", entry.info.filename, batch.pk, error)
-        _fail_entry(batch, entry.name, entry.folder, "UNREADABLE", UNREADABLE)
+        _fail_entry(batch, where, code=FailureCode.UNREADABLE)
+
+
+def _sizes(size: int) -> dict[str, str]:
+    return {"size": f"{size / 2**20:.1f}", "limit": f"{settings.UPLOAD_MAX_BYTES / 2**20:.1f}"}
 
 
 def intake_file_receive(
@@ -210,10 +232,16 @@ def intake_file_receive(
     name: str,
     size: int,
     folder_path: str = "",
+    position: int | None = None,
 ) -> tuple[Contract | None, bool]:
-    """One file of a batch: a contract of the batch, or a listed failure; returns
-    (contract, created). The file leaves the batch's list of those still expected."""
+    """One file of a batch (``position``: its place in the batch's zip): a contract of the
+    batch, or a listed failure; returns (contract, created). The file leaves the batch's list of
+    those still expected."""
     folder_path = folder_path.strip("/")[:500]
+    where = _Where(name, folder_path, position)
+    if not name.strip(" ."):
+        _fail_entry(batch, where, code=FailureCode.EMPTY_NAME)
+        return None, False
     try:
         contract, created = contract_upload(
             matter=batch.matter,
@@ -223,14 +251,16 @@ def intake_file_receive(
             uploaded_by=batch.uploaded_by,
             intake_batch=batch,
             folder_path=folder_path,
+            intake_position=position,
         )
     except UploadRejected as rejected:
-        _fail_entry(batch, name, folder_path, rejected.code, rejected.message)
+        _fail_entry(batch, where, code=FailureCode(rejected.code), params=rejected.params)
         return None, False
-    if not created:
-        _fail_entry(batch, name, folder_path, DUPLICATE, ALREADY_HERE, contract_id=contract.pk)
-    else:
+    ours = contract.intake_batch_id == batch.pk and contract.intake_position == position
+    if created or (ours and position is not None):  # a run that raced another over this entry
         _arrived(batch, name, folder_path)
+    else:
+        _fail_entry(batch, where, code=FailureCode.DUPLICATE, contract_id=contract.pk)
     return contract, created
 
 
@@ -245,7 +275,7 @@ def _arrived(
                 del expected[index]
                 break
         locked.expected = expected
-        if failure is not None:
+        if failure is not None and not _listed(locked, failure):
             locked.failures = [*locked.failures, failure]
         if locked.source != "zip" and not expected and locked.status == IntakeStatus.RECEIVING:
             locked.status = IntakeStatus.RECEIVED
@@ -253,18 +283,40 @@ def _arrived(
         intake_progress_publish(batch_id=locked.pk)
 
 
+def _listed(batch: IntakeBatch, failure: dict[str, Any]) -> bool:
+    position = failure.get("position")
+    return position is not None and any(item.get("position") == position for item in batch.failures)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """A file of a batch: its name, its folder, and its place in the batch's zip."""
+
+    name: str
+    path: str
+    position: int | None = None
+
+
 def _fail_entry(
     batch: IntakeBatch,
-    name: str,
-    path: str,
-    code: str,
-    message: str,
+    where: _Where,
+    *,
+    code: FailureCode,
+    params: Mapping[str, object] | None = None,
     contract_id: int | None = None,
 ) -> None:
-    failure: dict[str, Any] = {"name": name[:255], "path": path, "code": code, "message": message}
+    """List a file the batch did not take, with its reason kept as a catalogue id (and its
+    values), so that each reader sees it in their language."""
+    message = ENTRY_MESSAGES.get(code, str(code.label))
+    failure: dict[str, Any] = {"name": where.name[:255], "path": where.path}
+    failure.update(code=code.value, message=message)
+    if params:
+        failure["params"] = dict(params)
+    if where.position is not None:
+        failure["position"] = where.position
     if contract_id is not None:
         failure["contract_id"] = contract_id
-    _arrived(batch, name, path, failure)
+    _arrived(batch, where.name, where.path, failure)
 
 
 def intake_batch_dismiss(*, batch: IntakeBatch) -> IntakeBatch:
@@ -273,7 +325,11 @@ def intake_batch_dismiss(*, batch: IntakeBatch) -> IntakeBatch:
         locked = IntakeBatch.objects.select_for_update().get(pk=batch.pk)
         if locked.status == IntakeStatus.RECEIVING:
             unfinished = [
-                {**item, "code": "UPLOAD_INCOMPLETE", "message": DID_NOT_FINISH}
+                {
+                    **item,
+                    "code": FailureCode.UPLOAD_INCOMPLETE.value,
+                    "message": ENTRY_MESSAGES[FailureCode.UPLOAD_INCOMPLETE],
+                }
                 for item in locked.expected
             ]
             locked.failures = [*locked.failures, *unfinished]
