@@ -259,7 +259,7 @@ CLAUSEWISE_FIRM_NAME = env_str("CLAUSEWISE_FIRM_NAME").strip()
 REST_FRAMEWORK = {
     # Token first: a request without credentials gets 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "reviewapp.accounts.tokens.PasswordBoundTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "EXCEPTION_HANDLER": "reviewapp.api_errors.exception_handler",
