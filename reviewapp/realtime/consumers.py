@@ -1,24 +1,37 @@
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from typing import Any
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from reviewapp.accounts.selectors import matter_list_for_user
 from reviewapp.audit.recorders import audit_websocket_refusal
+from reviewapp.realtime.credentials import socket_signed_in
 from reviewapp.realtime.events import matter_group, user_group
 from reviewapp.realtime.membership import membership_exists
+from reviewapp.realtime.sockets import user_socket_close, user_socket_keep, user_socket_open
 
-CLOSE_UNAUTHENTICATED = 4401
-CLOSE_FORBIDDEN = 4403
+logger = logging.getLogger(__name__)
+
+# Close codes the page's live.js acts on (README, "WS /ws/events/").
+CLOSE_UNAUTHENTICATED = 4401  # not signed in (any more): the page does not reconnect
+CLOSE_FORBIDDEN = 4403  # lost a membership: a reconnect derives the groups again
+CLOSE_TOO_MANY_SOCKETS = 4429  # REALTIME_MAX_SOCKETS_PER_USER open already: the page says so
 
 
 class EventsConsumer(AsyncJsonWebsocketConsumer):
     """Pushes the events of every matter the signed-in user belongs to."""
 
     groups: list[str]
+    _signed_in_until = 0.0  # monotonic time until which the last credentials check stands
+    _revoked = False
+    _keeper: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -28,6 +41,11 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             )
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        if not await self._counted_in(user.pk):
+            await self.accept()  # accepted first: a refused handshake shows the page no code
+            await self.close(code=CLOSE_TOO_MANY_SOCKETS)
+            return
+        self._signed_in_until = time.monotonic() + settings.REALTIME_RECHECK_S
         self.groups = [matter_group(pk) for pk in await self._matter_ids(user)]
         self.groups.append(user_group(user.pk))
         for group in self.groups:
@@ -46,6 +64,9 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+        if self._keeper is not None:
+            self._keeper.cancel()
+            await user_socket_close(user_id=self.scope["user"].pk, socket_id=self.channel_name)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "ping":
@@ -53,26 +74,61 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def event_message(self, message: dict[str, Any]) -> None:
         event = message["event"]
+        if not await self._still_signed_in():
+            return
         if await self._may_see(event["matter_id"]):
             await self.send_json({"type": "event", "event": event})
         else:  # subscribed at connect, no longer a member: a reconnect derives the groups again
             await self.close(code=CLOSE_FORBIDDEN)
 
     async def session_closed(self, message: dict[str, Any]) -> None:
-        """The user signed out or lost a membership: this socket may not stay open."""
-        await self.close(code=CLOSE_UNAUTHENTICATED if message.get("signed_out") else 4403)
+        """The user signed out, lost their credentials or a membership: this socket may not
+        stay open. A notification lost with Redis is caught by the next event's check."""
+        signed_out = message.get("signed_out")
+        await self.close(code=CLOSE_UNAUTHENTICATED if signed_out else CLOSE_FORBIDDEN)
 
     async def live_message(self, message: dict[str, Any]) -> None:
         """Ephemeral pushes (draft text as it streams): not stored, the final state is."""
         live = message["live"]
-        if await self._may_see(live["matter_id"]):
+        if await self._still_signed_in() and await self._may_see(live["matter_id"]):
             await self.send_json({"type": "live", "live": live})
 
     async def user_notice(self, message: dict[str, Any]) -> None:
         """A notice for this user only (an @mention); sent as a ``live`` message."""
         notice = message["notice"]
-        if notice["user_id"] == self.scope["user"].pk and await self._may_see(notice["matter_id"]):
+        if notice["user_id"] != self.scope["user"].pk or not await self._still_signed_in():
+            return
+        if await self._may_see(notice["matter_id"]):
             await self.send_json({"type": "live", "live": notice})
+
+    async def _counted_in(self, user_id: int) -> bool:
+        """Count this socket among the user's; False (and not counted) past the cap. Redis
+        away: counted from its next renewal, never refused."""
+        count = await user_socket_open(user_id=user_id, socket_id=self.channel_name)
+        if count is not None and count > settings.REALTIME_MAX_SOCKETS_PER_USER:
+            await user_socket_close(user_id=user_id, socket_id=self.channel_name)
+            logger.info("user %s has %s sockets open: one more refused", user_id, count - 1)
+            return False
+        self._keeper = asyncio.create_task(
+            user_socket_keep(user_id=user_id, socket_id=self.channel_name)
+        )
+        return True
+
+    async def _still_signed_in(self) -> bool:
+        """The user still active, the session stored and made under the current password:
+        read at most every REALTIME_RECHECK_S per socket; once not, the socket closes (4401)."""
+        if self._revoked:
+            return False
+        if time.monotonic() < self._signed_in_until:
+            return True
+        session = self.scope.get("session")
+        session_key = session.session_key if session is not None else None
+        if await socket_signed_in(user_id=self.scope["user"].pk, session_key=session_key):
+            self._signed_in_until = time.monotonic() + settings.REALTIME_RECHECK_S
+            return True
+        self._revoked = True
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+        return False
 
     async def _may_see(self, matter_id: int) -> bool:
         # Membership may have changed since connect: check again for every message.
