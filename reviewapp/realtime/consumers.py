@@ -9,6 +9,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY
 
 from reviewapp.accounts.selectors import matter_list_for_user
 from reviewapp.audit.recorders import audit_websocket_refusal
@@ -25,12 +26,20 @@ CLOSE_FORBIDDEN = 4403  # lost a membership: a reconnect derives the groups agai
 CLOSE_TOO_MANY_SOCKETS = 4429  # REALTIME_MAX_SOCKETS_PER_USER open already: the page says so
 
 
+def _recheck_period() -> int | None:
+    """The process-wide period the clock is in; None when every event checks again."""
+    if settings.REALTIME_RECHECK_S <= 0:
+        return None
+    return int(time.monotonic() // settings.REALTIME_RECHECK_S)
+
+
 class EventsConsumer(AsyncJsonWebsocketConsumer):
     """Pushes the events of every matter the signed-in user belongs to."""
 
     groups: list[str]
-    _signed_in_until = 0.0  # monotonic time until which the last credentials check stands
+    _checked_period: int | None = None  # the REALTIME_RECHECK_S period of the last check
     _revoked = False
+    _session: tuple[str | None, str | None] = (None, None)  # its key and password hash
     _keeper: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
@@ -45,8 +54,9 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
             await self.accept()  # accepted first: a refused handshake shows the page no code
             await self.close(code=CLOSE_TOO_MANY_SOCKETS)
             return
-        self._signed_in_until = time.monotonic() + settings.REALTIME_RECHECK_S
-        self.groups = [matter_group(pk) for pk in await self._matter_ids(user)]
+        self._checked_period = _recheck_period()  # the session was read to authenticate it
+        matter_ids, self._session = await self._connect_reads(user)
+        self.groups = [matter_group(pk) for pk in matter_ids]
         self.groups.append(user_group(user.pk))
         for group in self.groups:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -116,15 +126,19 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def _still_signed_in(self) -> bool:
         """The user still active, the session stored and made under the current password:
-        read at most every REALTIME_RECHECK_S per socket; once not, the socket closes (4401)."""
+        read again in each new REALTIME_RECHECK_S period (so at most that stale), by every socket
+        of the process at the same event, in one batch; once not, the socket closes (4401)."""
         if self._revoked:
             return False
-        if time.monotonic() < self._signed_in_until:
+        period = _recheck_period()
+        if period is not None and period == self._checked_period:
             return True
-        session = self.scope.get("session")
-        session_key = session.session_key if session is not None else None
-        if await socket_signed_in(user_id=self.scope["user"].pk, session_key=session_key):
-            self._signed_in_until = time.monotonic() + settings.REALTIME_RECHECK_S
+        session_key, session_hash = self._session
+        user_id = self.scope["user"].pk
+        if await socket_signed_in(
+            user_id=user_id, session_key=session_key, session_hash=session_hash
+        ):
+            self._checked_period = period
             return True
         self._revoked = True
         await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -135,5 +149,11 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         return await membership_exists(user_id=self.scope["user"].pk, matter_id=matter_id)
 
     @database_sync_to_async
-    def _matter_ids(self, user: Any) -> list[int]:
-        return list(matter_list_for_user(user=user).values_list("pk", flat=True))
+    def _connect_reads(self, user: Any) -> tuple[list[int], tuple[str | None, str | None]]:
+        """The user's matters, and the session's key and password hash (the session a
+        consumer is mounted with; none without Channels' session middleware)."""
+        matter_ids = list(matter_list_for_user(user=user).values_list("pk", flat=True))
+        session = self.scope.get("session")
+        if session is None:
+            return matter_ids, (None, None)
+        return matter_ids, (session.session_key, session.get(HASH_SESSION_KEY))
