@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import is_password_usable
 from django.db.models.signals import post_save, pre_delete, pre_save
 from django.dispatch import receiver
-from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.models import Token, TokenProxy
 
 from reviewapp.accounts.revocation import RevocationReason, user_credentials_revoke
 from reviewapp.accounts.tokens import token_fingerprint_record, user_tokens_rebind
@@ -73,7 +73,9 @@ def _revoke_before_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
 
 
 @receiver(post_save, sender=Token, dispatch_uid="token-fingerprint")
+@receiver(post_save, sender=TokenProxy, dispatch_uid="token-proxy-fingerprint")
 def _fingerprint_new_token(sender: Any, instance: Token, created: bool, **kwargs: Any) -> None:
-    # Every path that issues a token saves it: the admin, drf_create_token, Token.objects.create.
+    # Every path that issues a token saves it: drf_create_token, Token.objects.create, and the
+    # admin, which saves DRF's proxy model (a signal names the proxy, not Token).
     if created:
         token_fingerprint_record(token=instance)

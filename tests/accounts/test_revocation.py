@@ -161,3 +161,12 @@ def test_tokens_issued_before_fingerprints_keep_working_after_the_migration(alic
     _assert_refused(_api(client, token))
     migration.fingerprint_existing_tokens(apps, None)
     assert _api(client, token).status_code == 200
+
+
+def test_token_created_in_the_admin_works_until_the_password_changes(alice, client, admin_client):
+    response = admin_client.post("/admin/authtoken/tokenproxy/add/", {"user": alice.pk})
+    assert response.status_code == 302
+    token = Token.objects.get(user=alice).key
+    assert _api(client, token).status_code == 200
+    type(alice).objects.filter(pk=alice.pk).update(password=make_password("x"))
+    _assert_refused(_api(client, token))
