@@ -1,19 +1,28 @@
 """The process's one Redis client (and so one connection pool) for REDIS_URL.
 
 Created on first use and dropped in a forked child, so Celery's prefork workers never share a
-socket with their parent. A client reconnects by itself when the server restarts.
+socket with their parent. A client reconnects by itself when the server restarts. Async code
+(websocket consumers) has its own client per event loop: an asyncio connection belongs to the
+loop that opened it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
+import weakref
 
 import redis
+import redis.asyncio
 from django.conf import settings
 
 _clients: dict[str, redis.Redis] = {}
 _lock = threading.Lock()
+_async_clients: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[str, redis.asyncio.Redis]
+] = weakref.WeakKeyDictionary()
+_TIMEOUT_S, _CONNECT_TIMEOUT_S = 5, 2
 
 
 def redis_client() -> redis.Redis:
@@ -24,8 +33,22 @@ def redis_client() -> redis.Redis:
         with _lock:
             client = _clients.get(url)
             if client is None:
-                client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+                client = redis.Redis.from_url(
+                    url, socket_timeout=_TIMEOUT_S, socket_connect_timeout=_CONNECT_TIMEOUT_S
+                )
                 _clients[url] = client
+    return client
+
+
+def async_redis_client() -> redis.asyncio.Redis:
+    """The running event loop's client for ``settings.REDIS_URL``; ValueError when unset."""
+    url = settings.REDIS_URL
+    clients = _async_clients.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(url)
+    if client is None:
+        client = clients[url] = redis.asyncio.Redis.from_url(
+            url, socket_timeout=_TIMEOUT_S, socket_connect_timeout=_CONNECT_TIMEOUT_S
+        )
     return client
 
 

@@ -85,3 +85,19 @@ class OrganisationMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} of {self.organisation}"
+
+
+class TokenFingerprint(models.Model):
+    """The password an API token was issued under, as a keyed fingerprint (never the hash).
+
+    A token whose user's password is no longer the one fingerprinted here is refused, however
+    the password changed (``accounts/tokens.py``). Beside DRF's token table, which is not ours.
+    """
+
+    token = models.OneToOneField(
+        "authtoken.Token", primary_key=True, on_delete=models.CASCADE, related_name="fingerprint"
+    )
+    password = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"fingerprint of token {self.token_id[:8]}…"

@@ -37,7 +37,7 @@ def user_credentials_revoke(*, user: Any, reason: str) -> dict[str, int]:
     with transaction.atomic():
         counts = {
             "sessions": _sessions_delete(user_id=user.pk),
-            "tokens": Token.objects.filter(user_id=user.pk).delete()[0],
+            "tokens": Token.objects.filter(user_id=user.pk).delete()[1].get(Token._meta.label, 0),
         }
         sockets_close_for_user(user_id=user.pk, signed_out=True)
         for organisation_id in user_chains(user):

@@ -162,6 +162,12 @@ REDIS_URL = env_str("REDIS_URL")
 # It keeps no backlog, which is fine: events are stored and clients catch up after a reconnect.
 # Seconds between a connected page's reads of the events it may have missed (a lost push).
 LIVE_CATCH_UP_S = env_float("LIVE_CATCH_UP_S", 30.0, minimum=1.0)
+# Seconds an open socket trusts its last check that the user is active and the session valid
+# (read again before the next event after that; 0: before every event). A sign-out or
+# deactivation also closes sockets at once through Redis; this catches what that missed.
+REALTIME_RECHECK_S = env_float("REALTIME_RECHECK_S", 5.0, minimum=0.0)
+# Open sockets (windows and tabs) per user; the next is closed with code 4429.
+REALTIME_MAX_SOCKETS_PER_USER = env_int("REALTIME_MAX_SOCKETS_PER_USER", 20, minimum=1)
 CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "pubsub", ("pubsub", "lists"))
 CHANNEL_LAYERS: dict[str, dict[str, Any]]
 if CHANNEL_LAYER == "pubsub":
@@ -264,7 +270,7 @@ CLAUSEWISE_FIRM_NAME = env_str("CLAUSEWISE_FIRM_NAME").strip()
 REST_FRAMEWORK = {
     # Token first: a request without credentials gets 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "reviewapp.accounts.tokens.PasswordBoundTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "EXCEPTION_HANDLER": "reviewapp.api_errors.exception_handler",

@@ -55,6 +55,10 @@
     socket = new WebSocket(`${scheme}://${location.host}/ws/events/`);
     socket.onopen = () => {
       attempt = 0;
+      if (notice) {
+        notice.remove();
+        notice = null;
+      }
       setState("connected");
       catchUp().catch(() => {});
       heartbeat = setInterval(() => socket.send(JSON.stringify({ type: "ping" })), 25000);
@@ -70,11 +74,49 @@
       clearInterval(catchUpTimer);
       setState("disconnected");
       if (close.code === 4401) return; // signed out: do not hammer the server
+      if (close.code === TOO_MANY_SOCKETS) {
+        tooManyWindows();
+        return;
+      }
       const delay = Math.min(30000, 500 * 2 ** attempt) * (0.5 + Math.random() / 2);
       attempt += 1;
       setTimeout(connect, delay);
     };
   }
+
+  // The user has REALTIME_MAX_SOCKETS_PER_USER windows open already: say so, and try again
+  // only when this window is looked at again or after a long while, never in a loop.
+  const TOO_MANY_SOCKETS = 4429;
+  const TOO_MANY_RETRY_MS = 120000;
+  let notice = null;
+  let retry = null;
+
+  function tooManyWindows() {
+    setState("too-many");
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.id = "live-notice";
+      notice.className = "banner";
+      notice.setAttribute("role", "status");
+      notice.textContent = gettext(
+        "Too many open windows: this one gets no live updates. Close some Clausewise windows or tabs; this one reconnects when you come back to it."
+      );
+      (document.querySelector("main") || document.body).prepend(notice);
+    }
+    clearTimeout(retry);
+    retry = setTimeout(retryConnect, TOO_MANY_RETRY_MS);
+  }
+
+  function retryConnect() {
+    if (document.body.dataset.live !== "too-many") return;
+    clearTimeout(retry);
+    setState("disconnected");
+    connect();
+  }
+
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") retryConnect();
+  });
 
   window.Clausewise = window.Clausewise || {};
   window.Clausewise.live = {

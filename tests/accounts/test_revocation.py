@@ -1,5 +1,7 @@
 """A password change, a deactivation or a removal ends the user's sessions and API tokens."""
 
+import importlib
+
 import pytest
 from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.models import Session
@@ -116,3 +118,55 @@ def test_other_saves_do_not_revoke(alice, client):
     alice.save()
     assert _api(client, token).status_code == 200
     assert _sessions_of(alice)
+
+
+# --- rows changed with QuerySet.update(), which sends no signal ---
+
+
+def test_token_is_refused_once_the_password_is_changed_with_an_update(alice, client):
+    token = Token.objects.create(user=alice).key
+    assert _api(client, token).status_code == 200
+    type(alice).objects.filter(pk=alice.pk).update(password=make_password("x"))
+    _assert_refused(_api(client, token))
+    Token.objects.filter(key=token).delete()  # one token per user: the stale one goes first
+    fresh = Token.objects.create(user=alice).key  # issued under the new password
+    assert _api(client, fresh).status_code == 200
+
+
+def test_token_is_refused_once_the_user_is_deactivated_with_an_update(alice, client):
+    token = Token.objects.create(user=alice).key
+    assert _api(client, token).status_code == 200
+    type(alice).objects.filter(pk=alice.pk).update(is_active=False)
+    _assert_refused(_api(client, token))
+
+
+def test_token_refusal_after_a_password_change_reads_in_chinese(alice, client):
+    token = Token.objects.create(user=alice).key
+    type(alice).objects.filter(pk=alice.pk).update(password=make_password("x"))
+    response = client.get(
+        "/api/matters/", HTTP_AUTHORIZATION=f"Token {token}", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == "此令牌签发于密码更改之前：请创建新令牌。"
+
+
+def test_tokens_issued_before_fingerprints_keep_working_after_the_migration(alice, client):
+    from django.apps import apps
+
+    from reviewapp.accounts.models import TokenFingerprint
+
+    migration = importlib.import_module("reviewapp.accounts.migrations.0005_token_fingerprint")
+    token = Token.objects.create(user=alice).key
+    TokenFingerprint.objects.all().delete()  # as every token was before the migration
+    _assert_refused(_api(client, token))
+    migration.fingerprint_existing_tokens(apps, None)
+    assert _api(client, token).status_code == 200
+
+
+def test_token_created_in_the_admin_works_until_the_password_changes(alice, client, admin_client):
+    response = admin_client.post("/admin/authtoken/tokenproxy/add/", {"user": alice.pk})
+    assert response.status_code == 302
+    token = Token.objects.get(user=alice).key
+    assert _api(client, token).status_code == 200
+    type(alice).objects.filter(pk=alice.pk).update(password=make_password("x"))
+    _assert_refused(_api(client, token))

@@ -71,3 +71,47 @@ def test_page_shows_events_missed_while_the_server_was_down(browser, tmp_path):
         highlight = page.locator(f"#document [data-passage='{assignment.index}']")
         expect(highlight).to_have_class(re.compile(r"\bhl-needs_human_review\b"))
         assert page.evaluate("window.__sameDocument === true"), "the page reloaded"
+
+
+# Every socket the page opens, and the code each closed with.
+COUNT_SOCKETS = """
+window.__sockets = [];
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = function (...args) {
+  const socket = new NativeWebSocket(...args);
+  const record = { closed: null };
+  window.__sockets.push(record);
+  socket.addEventListener("close", (event) => { record.closed = event.code; });
+  return socket;
+};
+"""
+
+
+def test_window_past_the_socket_cap_says_so_and_does_not_reconnect_in_a_loop(browser, tmp_path):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name="Demo matter")
+    with web_server(tmp_path / "web.log", REALTIME_MAX_SOCKETS_PER_USER="1") as url:
+        context = browser.new_context()
+        context.add_init_script(COUNT_SOCKETS)
+        first = context.new_page()
+        sign_in(first, url, "reviewer", passwords["reviewer"])
+        first.goto(f"{url}/matters/{matter.pk}/")
+        first.wait_for_function("() => document.body?.dataset.live === 'connected'")
+
+        second = context.new_page()
+        second.goto(f"{url}/matters/{matter.pk}/")
+        expect(second.locator("#live-notice")).to_contain_text("Too many open windows")
+        assert second.evaluate("document.body.dataset.live") == "too-many"
+        second.wait_for_timeout(4000)
+        assert second.evaluate("window.__sockets") == [{"closed": 4429}]  # no second try
+
+        second.click("button[name=language][value=zh-hans]")
+        second.wait_for_selector("html[lang=zh-hans]")
+        expect(second.locator("#live-notice")).to_contain_text("打开的窗口过多")
+
+        first.close()  # one window fewer: coming back to the other one connects it
+        second.wait_for_timeout(500)
+        second.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        second.wait_for_function("() => document.body?.dataset.live === 'connected'")
+        expect(second.locator("#live-notice")).to_have_count(0)
+        context.close()

@@ -14,6 +14,7 @@ from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import Contract, PassageState
 from reviewapp.queue.models import QueueItem
 from tests.e2e.test_blocking import CONTRACT, MARK_PAGE, in_thread, ingest
+from tests.e2e.test_reconnect import COUNT_SOCKETS
 from tests.e2e.test_upload_flow import sign_in
 from tests.factories import STRICT, active_playbook
 from tests.processes import celery_beat, celery_worker, web_server
@@ -86,3 +87,44 @@ def test_redis_away_for_20_seconds_loses_no_decision_and_no_upload(browser, tmp_
     assert Contract.objects.filter(pk__in=ids, review__isnull=False).count() == 2
     web_log = logs["web"].read_text()
     assert " 500 " not in web_log, web_log[-3000:]
+
+
+def test_socket_of_a_user_deactivated_while_redis_is_away_closes_at_the_next_event(
+    browser, tmp_path
+):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name="Demo matter")
+    active_playbook(organisation=matter.organisation, source=STRICT)
+    contract = in_thread(ingest, matter, CONTRACT, "mfn.txt")
+    item = QueueItem.objects.get(passage=contract.passages.get(state=PassageState.REJECTED))
+    reviewer = matter.memberships.get(user__username="reviewer").user
+    with (
+        own_redis(tmp_path / "redis") as redis,
+        web_server(tmp_path / "web.log", **redis.env()) as url,
+    ):
+        page = browser.new_context()
+        page.add_init_script(COUNT_SOCKETS)
+        review_page = page.new_page()
+        sign_in(review_page, url, "reviewer", passwords["reviewer"])
+        review_page.goto(f"{url}/contracts/{contract.pk}/")
+        review_page.wait_for_function("() => document.body?.dataset.live === 'connected'")
+        lawyer = browser.new_page()
+        sign_in(lawyer, url, "lawyer", passwords["lawyer"])
+
+        redis.stop()
+        # No signal, and no Redis to carry one: only the socket's own check can see it.
+        in_thread(lambda: type(reviewer).objects.filter(pk=reviewer.pk).update(is_active=False))
+        time.sleep(6)  # longer than REALTIME_RECHECK_S
+        redis.start()
+        assert review_page.evaluate("window.__sockets") == [{"closed": None}]  # still open
+
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the web server's layer is subscribed again
+            comment = {"body": "Checking the MFN clause."}
+            assert post_form(lawyer, f"{url}/queue/{item.pk}/comment/", comment).ok
+            time.sleep(1)
+            if review_page.evaluate("window.__sockets[0].closed") is not None:
+                break
+        review_page.wait_for_function("() => document.body?.dataset.live === 'disconnected'")
+        assert review_page.evaluate("window.__sockets") == [{"closed": 4401}]
+        page.close()
