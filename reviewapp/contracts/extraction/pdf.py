@@ -12,6 +12,7 @@ from pypdf.generic import DictionaryObject, PdfObject
 
 from .core import ExtractedDocument
 from .errors import ExtractionError, Problem
+from .furniture import strip_page_furniture
 
 PAGE_SEPARATOR = "\n\n"
 # A page with fewer letters and digits than this has no real text layer (scans often carry a
@@ -47,7 +48,7 @@ def extract_pdf(
     if _lacks_text_layer(reader.pages, page_texts):
         # The page count lets the OCR step size its time limit (see contracts/ocr.py).
         raise ExtractionError.because(Problem.NO_TEXT_LAYER, f"{len(reader.pages)} pages")
-    return _join_pages(page_texts)
+    return _join_pages(strip_page_furniture(page_texts))
 
 
 def _check_page_count(reader: PdfReader, max_pages: int) -> None:
