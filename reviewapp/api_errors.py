@@ -3,6 +3,9 @@
 The views' own errors are written that way; this handler gives DRF's (authentication,
 permission, not found, method, parse and validation errors) the same shape, and
 ``api_not_found`` answers unknown ``/api/`` paths in JSON instead of an HTML page.
+``ErrorsDocumentedSchema`` writes the errors every view can answer into the OpenAPI schema
+(400 where there is input, 401, 403, 404 where the path names an object, 429), so a client
+generated from it, or Schemathesis, knows each status it may get.
 """
 
 from __future__ import annotations
@@ -11,11 +14,53 @@ from typing import Any
 
 from django.http import HttpRequest, JsonResponse
 from django.urls import Resolver404, resolve
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 _BY_STATUS = {403: "permission_denied", 404: "not_found"}
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ErrorResponseSerializer(serializers.Serializer):
+    error = ErrorSerializer()
+
+
+_ERRORS = {
+    "400": "Not valid: the message (and `fields`, for a form) says what is wrong",
+    "401": "No credentials, or a token that no longer works",
+    "403": "Not allowed for your role on this matter (or a session request without CSRF)",
+    "404": "No such object, or not one you are a member of",
+    "429": "Too many requests: try again after the `Retry-After` seconds",
+}
+
+
+class ErrorsDocumentedSchema(AutoSchema):
+    def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
+        for code in self._errors_possible():
+            if code not in responses:
+                error = OpenApiResponse(ErrorResponseSerializer, description=_ERRORS[code])
+                responses[code] = self._get_response_for_code(error, code, direction=direction)
+        return responses
+
+    def _errors_possible(self) -> list[str]:
+        codes = ["401", "403", "429"]
+        if self.method in ("POST", "PUT", "PATCH") or self.get_filter_backends() or self._query():
+            codes.append("400")
+        if "{" in self.path:
+            codes.append("404")
+        return sorted(codes)
+
+    def _query(self) -> bool:
+        return any(p.get("in") == "query" for p in self._get_parameters())
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reviewapp.accounts.selectors import matter_get_for_user
+from reviewapp.api_errors import ErrorResponseSerializer
 from reviewapp.contracts.deletion import (
     DELETION_REASONS,
     ContractDeletionRefused,
@@ -46,7 +47,6 @@ from reviewapp.contracts.selectors import (
 )
 from reviewapp.contracts.serializers import (
     ContractSerializer,
-    ErrorResponseSerializer,
     PassageSerializer,
     PasswordSerializer,
     UploadResultSerializer,

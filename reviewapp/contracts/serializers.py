@@ -4,16 +4,8 @@ from django.utils.translation import gettext
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from reviewapp.api_errors import ErrorSerializer
 from reviewapp.contracts.models import Contract, Passage
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-
-
-class ErrorResponseSerializer(serializers.Serializer):
-    error = ErrorSerializer()
 
 
 class ContractReviewSerializer(serializers.Serializer):

@@ -275,7 +275,7 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "reviewapp.api_errors.exception_handler",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "reviewapp.api_errors.ErrorsDocumentedSchema",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
