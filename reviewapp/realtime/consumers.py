@@ -7,6 +7,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from reviewapp.accounts.selectors import matter_list_for_user
+from reviewapp.accounts.two_factor.selectors import session_passes_two_factor
 from reviewapp.audit.recorders import audit_websocket_refusal
 from reviewapp.realtime.events import matter_group, user_group
 from reviewapp.realtime.membership import membership_exists
@@ -22,7 +23,7 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        if user is None or not user.is_authenticated or not await self._passes_two_factor(user):
             await database_sync_to_async(audit_websocket_refusal)(
                 scope=self.scope, code=CLOSE_UNAUTHENTICATED
             )
@@ -77,6 +78,11 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
     async def _may_see(self, matter_id: int) -> bool:
         # Membership may have changed since connect: check again for every message.
         return await membership_exists(user_id=self.scope["user"].pk, matter_id=matter_id)
+
+    @database_sync_to_async
+    def _passes_two_factor(self, user: Any) -> bool:
+        """A session still waiting for its second factor is not signed in yet."""
+        return session_passes_two_factor(user=user, session=self.scope.get("session") or {})
 
     @database_sync_to_async
     def _matter_ids(self, user: Any) -> list[int]:
