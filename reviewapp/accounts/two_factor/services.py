@@ -162,7 +162,10 @@ def _require_reset_permission(*, user: Any, by: Any) -> None:
     administered = Membership.objects.filter(user=by, role=Role.ADMIN).values(
         "matter__organisation"
     )
-    shares = OrganisationMember.objects.filter(user=user, organisation__in=administered).exists()
+    shares = (
+        OrganisationMember.objects.filter(user=user, organisation__in=administered).exists()
+        or Membership.objects.filter(user=user, matter__organisation__in=administered).exists()
+    )
     if by.pk == user.pk or not shares:
         raise PermissionDenied("Only an admin of the person's organisation can reset it.")
 
