@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.db.models import Q
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef, Q
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.models import Device
 from django_otp.plugins.otp_static.models import StaticToken
@@ -17,16 +18,7 @@ from reviewapp.accounts.models import Membership, OrganisationMember, Role
 def two_factor_required(*, user: Any) -> bool:
     """Site staff (Django admin), admins of an organisation's matters, and every person of an
     organisation that requires it."""
-    if not getattr(user, "is_authenticated", False):
-        return False
-    if user.is_staff or user.is_superuser:
-        return True
-    admin_or_required = Q(role=Role.ADMIN) | Q(matter__organisation__require_two_factor=True)
-    if Membership.objects.filter(admin_or_required, user=user).exists():
-        return True
-    return OrganisationMember.objects.filter(
-        user=user, organisation__require_two_factor=True
-    ).exists()
+    return _any_rule(user, _required_rules())
 
 
 def two_factor_enrolled(*, user: Any) -> bool:
@@ -37,8 +29,33 @@ def two_factor_enrolled(*, user: Any) -> bool:
 
 
 def two_factor_needed(*, user: Any) -> bool:
-    """A code is asked at sign-in: the user must use a second factor or chose to."""
-    return two_factor_required(user=user) or two_factor_enrolled(user=user)
+    """A code is asked at sign-in: the user must use a second factor or chose to. One query,
+    since the middleware asks it on every page of a session not yet verified."""
+    enrolled = Exists(TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True))
+    return _any_rule(user, [*_required_rules(), enrolled])
+
+
+def _required_rules() -> list[Exists]:
+    admin_or_required = Q(role=Role.ADMIN) | Q(matter__organisation__require_two_factor=True)
+    return [
+        Exists(Membership.objects.filter(admin_or_required, user=OuterRef("pk"))),
+        Exists(
+            OrganisationMember.objects.filter(
+                user=OuterRef("pk"), organisation__require_two_factor=True
+            )
+        ),
+    ]
+
+
+def _any_rule(user: Any, rules: list[Exists]) -> bool:
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_staff or user.is_superuser:
+        return True
+    condition = Q()
+    for rule in rules:
+        condition |= Q(rule)
+    return get_user_model().objects.filter(condition, pk=user.pk).exists()
 
 
 def recovery_codes_left(*, user: Any) -> int:
