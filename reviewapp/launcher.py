@@ -139,6 +139,8 @@ def ready_box(url: str, organisation: str, passwords: dict[str, str]) -> str:
     if passwords:
         lines.append(f"Sign in to {organisation} with (shown only this once, note them now):")
         lines += [f"  {username:<10} {password}" for username, password in passwords.items()]
+        if "admin" in passwords:  # an organisation admin: two-factor sign-in is required
+            lines.append("The admin also sets up two-factor sign-in (an authenticator app).")
     else:
         lines.append(f"{organisation} was seeded before; its passwords were shown then.")
     lines += ["", "Ctrl-C stops it."]

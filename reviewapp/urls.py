@@ -185,6 +185,7 @@ urlpatterns = [
     path("", include("reviewapp.reviews.urls")),
     path("", include(acting_for_urls.urlpatterns)),
     path("", include("reviewapp.portfolio.urls")),
+    path("", include("reviewapp.accounts.two_factor.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),

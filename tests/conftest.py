@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.test.client import ClientMixin
 from django.utils import translation
 
 from reviewapp.accounts.models import Matter, Membership, Organisation, OrganisationMember, Role
@@ -55,6 +56,24 @@ def _english_after_each_test():
     """A test that switches to Chinese (a request, a command) leaves the next one in English."""
     yield
     translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
+def _force_login_passes_the_second_factor(monkeypatch):
+    """``client.force_login`` stands for a whole sign-in, password and second factor: a user who
+    must use one gets an authenticator app and a verified session. A test about the second step
+    signs in through /login/ instead (tests/accounts/test_two_factor.py)."""
+    from reviewapp.accounts.two_factor.selectors import two_factor_required
+    from tests.two_factor import verify_session
+
+    force_login = ClientMixin.force_login
+
+    def force_login_verified(self, user, backend=None):
+        force_login(self, user, backend)
+        if two_factor_required(user=user):
+            verify_session(self, user)
+
+    monkeypatch.setattr(ClientMixin, "force_login", force_login_verified)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ class OrganisationMemberInline(admin.TabularInline):
 
 @admin.register(Organisation)
 class OrganisationAdmin(admin.ModelAdmin):
-    list_display = ["name", "created_at"]
+    list_display = ["name", "require_two_factor", "created_at"]
     search_fields = ["name"]
     inlines = [OrganisationMemberInline]
 

@@ -7,3 +7,4 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from reviewapp.accounts import signals  # noqa: F401  (ends sessions on password change)
+        from reviewapp.accounts.two_factor import signals as two_factor  # noqa: F401

@@ -8,6 +8,13 @@ from django.utils.translation import gettext_lazy as _
 class Organisation(models.Model):
     name = models.CharField(max_length=200, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Everyone in the organisation signs in with a second factor, not only its admins
+    # (reviewapp/accounts/two_factor/).
+    require_two_factor = models.BooleanField(
+        default=False,
+        verbose_name=_("require two-factor sign-in for everyone"),
+        help_text=_("Admins always need it; this asks it of every person of the organisation."),
+    )
 
     def __str__(self) -> str:
         return self.name

@@ -55,6 +55,14 @@ class AuditAction(models.TextChoices):
     SIGNED_OUT = "auth.signed_out", "Signed out"
     ACCESS_DENIED = "access.denied", "Permission denied"
     WEBSOCKET_REFUSED = "access.websocket_refused", "Websocket refused"
+    TWO_FACTOR_ENROLLED = "auth.two_factor_enrolled", "Two-factor sign-in set up"
+    TWO_FACTOR_VERIFIED = "auth.two_factor_verified", "Second factor passed"
+    TWO_FACTOR_FAILED = "auth.two_factor_failed", "Wrong second-factor code"
+    TWO_FACTOR_RESET = "auth.two_factor_reset", "Two-factor sign-in reset"
+    TWO_FACTOR_POLICY_SET = (
+        "organisation.two_factor_policy_set",
+        "Two-factor sign-in requirement changed",
+    )
 
 
 class AuditActorKind(models.TextChoices):

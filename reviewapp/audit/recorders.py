@@ -191,6 +191,37 @@ def audit_sign_in_failure(*, username: str, ip: str | None) -> None:
         )
 
 
+def audit_two_factor_event(
+    *, user: Any, action: AuditAction, data: dict[str, Any], by: Any
+) -> None:
+    """Two-factor sign-in of ``user``: set up, passed or a wrong code (``by`` the user), or reset
+    ``by`` an admin (None: a site operator's command). Codes themselves are never kept."""
+    actor_kind, actor = _actor_of(by)
+    for organisation_id in user_chains(user):
+        audit_record(
+            organisation_id=organisation_id,
+            action=action,
+            actor_kind=actor_kind,
+            actor=actor,
+            target_type="user",
+            target_id=user.pk,
+            data=data,
+        )
+
+
+def audit_two_factor_policy(*, organisation_id: int, required: bool, by: Any) -> None:
+    actor_kind, actor = _actor_of(by)
+    audit_record(
+        organisation_id=organisation_id,
+        action=AuditAction.TWO_FACTOR_POLICY_SET,
+        actor_kind=actor_kind,
+        actor=actor,
+        target_type="organisation",
+        target_id=organisation_id,
+        data={"require_two_factor": required},
+    )
+
+
 def audit_access_denial(
     *, user: Any, ip: str | None, method: str, path: str, status: int, via: str = "http"
 ) -> None:

@@ -34,6 +34,8 @@ def _signed_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
 def _sign_in_failed(
     sender: Any, credentials: dict[str, Any], request: Any = None, **kw: Any
 ) -> None:
+    if credentials.get("second_factor"):  # a wrong code: accounts.two_factor audits it itself
+        return
     audit_sign_in_failure(username=str(credentials.get("username") or ""), ip=_ip(request))
 
 

@@ -65,6 +65,11 @@ ACTION_LABELS: dict[str, Any] = {
     AuditAction.SIGNED_OUT: gettext_lazy("Signed out"),
     AuditAction.ACCESS_DENIED: gettext_lazy("Permission denied"),
     AuditAction.WEBSOCKET_REFUSED: gettext_lazy("Live connection refused"),
+    AuditAction.TWO_FACTOR_ENROLLED: gettext_lazy("Two-factor sign-in set up"),
+    AuditAction.TWO_FACTOR_VERIFIED: gettext_lazy("Second factor passed"),
+    AuditAction.TWO_FACTOR_FAILED: gettext_lazy("Wrong second-factor code"),
+    AuditAction.TWO_FACTOR_RESET: gettext_lazy("Two-factor sign-in reset"),
+    AuditAction.TWO_FACTOR_POLICY_SET: gettext_lazy("Two-factor sign-in requirement changed"),
 }
 DECISION_LABELS = {
     "accept": gettext_lazy("clause acceptable"),

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
 from reviewapp.accounts.selectors import matter_list_for_user
+from reviewapp.accounts.two_factor.selectors import session_passes_two_factor
 from reviewapp.audit.recorders import audit_websocket_refusal
 from reviewapp.realtime.credentials import socket_signed_in
 from reviewapp.realtime.events import matter_group, user_group
@@ -44,7 +45,7 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        if user is None or not user.is_authenticated or not await self._passes_two_factor(user):
             await database_sync_to_async(audit_websocket_refusal)(
                 scope=self.scope, code=CLOSE_UNAUTHENTICATED
             )
@@ -157,3 +158,8 @@ class EventsConsumer(AsyncJsonWebsocketConsumer):
         if session is None:
             return matter_ids, (None, None)
         return matter_ids, (session.session_key, session.get(HASH_SESSION_KEY))
+
+    @database_sync_to_async
+    def _passes_two_factor(self, user: Any) -> bool:
+        """A session still waiting for its second factor is not signed in yet."""
+        return session_passes_two_factor(user=user, session=self.scope.get("session") or {})

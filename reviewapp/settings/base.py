@@ -52,6 +52,11 @@ INSTALLED_APPS = [
     "reviewapp.audit",
     "reviewapp.portfolio",
     "axes",
+    # Two-factor sign-in (reviewapp/accounts/two_factor/): authenticator-app (TOTP) devices and
+    # single-use recovery codes.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
 ]
 
 MIDDLEWARE = [
@@ -63,9 +68,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): the session passed a second factor (django-otp).
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "reviewapp.audit.middleware.AuditDeniedMiddleware",
+    # Below the audit middleware, so that its 403s to API requests are audited too.
+    "reviewapp.accounts.two_factor.middleware.TwoFactorRequiredMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into our lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -99,9 +108,17 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# A right password alone no longer clears the failures: for a user who needs a second factor,
+# only a right code does (reviewapp/accounts/two_factor/), or the password and a code could be
+# guessed in turns forever. Wrong codes count as failures like wrong passwords, and their
+# value is masked in the attempts Django admin shows.
+AXES_RESET_ON_SUCCESS = False
+AXES_SENSITIVE_PARAMETERS = ["otp_code"]
 AXES_LOCKOUT_CALLABLE = "reviewapp.accounts.lockout.lockout_response"
 AXES_VERBOSE = False
+# The name authenticator apps show beside the account. django-otp's own throttle also stays on:
+# after a wrong code the next one is refused for 1, 2, 4... seconds.
+OTP_TOTP_ISSUER = "Clausewise"
 
 # The reports' covering index (Passage: INCLUDE state, start, end) is a PostgreSQL speed-up;
 # SQLite builds it without the extra columns, which is fine, so its warning is only noise.
@@ -270,7 +287,7 @@ CLAUSEWISE_FIRM_NAME = env_str("CLAUSEWISE_FIRM_NAME").strip()
 REST_FRAMEWORK = {
     # Token first: a request without credentials gets 401 with "WWW-Authenticate: Token".
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "reviewapp.accounts.tokens.PasswordBoundTokenAuthentication",
+        "reviewapp.accounts.two_factor.authentication.TwoFactorTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "EXCEPTION_HANDLER": "reviewapp.api_errors.exception_handler",

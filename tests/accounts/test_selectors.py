@@ -1,8 +1,10 @@
 import pytest
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from reviewapp.accounts.models import Role
 from reviewapp.accounts.selectors import matter_list_for_user, user_can_access_matter
 from reviewapp.accounts.services import demo_seed
+from tests.two_factor import next_code
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +25,14 @@ def test_demo_seed_creates_three_users_once_and_prints_passwords_once():
     assert demo_seed() == {}
 
 
-def test_demo_admin_can_open_django_admin(client):
+def test_demo_admin_can_open_django_admin_after_setting_up_two_factor(client):
     passwords = demo_seed()
     signed_in = client.post("/login/", {"username": "admin", "password": passwords["admin"]})
     assert signed_in.status_code == 302
+    first = client.get("/admin/contracts/contract/")
+    assert first.status_code == 302 and first["Location"].startswith("/account/two-factor/setup/")
+    assert client.get(first["Location"]).status_code == 200
+    device = TOTPDevice.objects.get(user__username="admin")
+    set_up = client.post("/account/two-factor/setup/", {"otp_code": next_code(device)})
+    assert set_up.status_code == 200 and "recovery-codes" in set_up.content.decode()
     assert client.get("/admin/contracts/contract/").status_code == 200

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import Contract, DocumentStatus
 from tests.processes import celery_worker, web_server
+from tests.two_factor import code_from_secret, next_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,10 +28,23 @@ new MutationObserver((mutations) => {
 
 
 def sign_in(page, url: str, username: str, password: str) -> None:
+    """The password, then for a user who must use a second factor (the demo admin) the code:
+    set up from the key the page shows at the first sign-in, from the app's key afterwards."""
     page.goto(f"{url}/login/")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
     page.click("form:has(input[name=password]) button[type=submit]")  # not the language switch
+    page.wait_for_url(lambda address: "/login/" not in address)
+    if "/account/two-factor/setup/" in page.url:
+        page.fill(
+            "#setup-form input[name=otp_code]", code_from_secret(page.inner_text("#totp-secret"))
+        )
+        page.click("#setup-form button[type=submit]")
+        page.click("#continue")
+    elif "/account/two-factor/verify/" in page.url:
+        device = TOTPDevice.objects.get(user__username=username, confirmed=True)
+        page.fill("#totp-form input[name=otp_code]", next_code(device))
+        page.click("#totp-form button[type=submit]")
     page.wait_for_url(f"{url}/")
 
 

@@ -29,3 +29,5 @@ class Command(BaseCommand):
         for username, password in created.items():
             self.stdout.write(f"  {username:<9} {password}")
         self.stdout.write("These passwords are shown only once; note them now.")
+        if "admin" in created:
+            self.stdout.write("admin sets up two-factor sign-in (an authenticator app) at sign-in.")
