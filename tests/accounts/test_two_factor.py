@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.backends.db import SessionStore
 from django.core.management import call_command
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_static.models import StaticToken
@@ -251,10 +252,17 @@ def test_a_token_of_an_admin_who_never_set_it_up_is_refused(client, admin, revie
     )
 
 
-async def _socket(user, session):
+def _session(data: dict) -> SessionStore:
+    session = SessionStore()
+    session.update(data)
+    session.save()
+    return session
+
+
+async def _socket(user, data):
     communicator = WebsocketCommunicator(EventsConsumer.as_asgi(), "/ws/events/")
     communicator.scope["user"] = user
-    communicator.scope["session"] = session
+    communicator.scope["session"] = await sync_to_async(_session)(data)
     connected, code = await communicator.connect()
     if connected:
         await communicator.disconnect()
