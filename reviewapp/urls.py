@@ -94,7 +94,7 @@ api_patterns = [
     *acting_for_urls.api_urlpatterns,
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    re_path(r"^(?P<path>.*)$", api_not_found),  # last: JSON 404 for unknown API paths
+    re_path(r"^(?P<path>[\s\S]*)$", api_not_found),  # last: JSON 404 for any unknown API path
 ]
 
 

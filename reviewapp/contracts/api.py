@@ -317,6 +317,9 @@ class ContractPassagesView(APIView):
         return Response(PassageSerializer(passage_list(contract=contract), many=True).data)
 
 
+BOOLEAN_QUERY = {"1": True, "true": True, "0": False, "false": False}
+
+
 class ContractPasswordView(APIView):
     @extend_schema(
         summary="Supply the password of an encrypted PDF and ingest it again",
@@ -348,10 +351,13 @@ class ContractDownloadView(APIView):
         parameters=[OpenApiParameter("inline", OpenApiTypes.BOOL, default=False)],
         responses={(200, "*/*"): bytes},
     )
-    def get(self, request: Request, contract_id: int) -> FileResponse:
+    def get(self, request: Request, contract_id: int) -> FileResponse | Response:
         contract = _contract_or_404(request, contract_id)
         inline_type = INLINE_TYPES.get(contract.kind)
-        inline = request.query_params.get("inline") == "1" and inline_type is not None
+        asked = request.query_params.get("inline", "0")
+        if asked not in BOOLEAN_QUERY:
+            return _error("INVALID", "`inline` is 1 or 0 (true or false).", 400)
+        inline = BOOLEAN_QUERY[asked] and inline_type is not None
         return FileResponse(
             contract_display_open(contract=contract) if inline else contract.file.open("rb"),
             as_attachment=not inline,

@@ -99,7 +99,7 @@ class UploadSerializer(serializers.Serializer):
 
 
 class PasswordSerializer(serializers.Serializer):
-    password = serializers.CharField(max_length=1024, trim_whitespace=False)
+    password = serializers.CharField(min_length=1, max_length=1024, trim_whitespace=False)
 
 
 class PassageSerializer(serializers.ModelSerializer):

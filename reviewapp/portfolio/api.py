@@ -83,6 +83,9 @@ def grid_payload(matter_id: int, grid: Grid) -> dict[str, Any]:
     }
 
 
+MAX_ID = 2**63 - 1
+
+
 class MatterGridView(APIView):
     @extend_schema(
         summary="A matter's portfolio grid: a row per contract, key facts and categories",
@@ -108,5 +111,7 @@ class MatterGridView(APIView):
                 {"error": {"code": "INVALID", "message": "`contract` must be a whole number."}},
                 status=400,
             )
+        if contract_ids is not None:  # no row has an id past the database's integers
+            contract_ids = [pk for pk in contract_ids if 0 < pk <= MAX_ID]
         grid = portfolio_grid(matter_id=matter_id, contract_ids=contract_ids)
         return Response(grid_payload(matter_id, grid))

@@ -55,7 +55,10 @@ class ActingForSetSerializer(serializers.Serializer):
 
 RESPONSES = {
     200: ActingForSerializer,
-    400: OpenApiResponse(description="Not a party of the contract (NOT_A_PARTY), or invalid"),
+    400: OpenApiResponse(description="Invalid"),
+    409: OpenApiResponse(
+        description="Not a party the contract's (or matter's) text names (NOT_A_PARTY)"
+    ),
     403: OpenApiResponse(description="Not a lawyer or admin of the matter (reviewers read)"),
     404: OpenApiResponse(description="No such contract or matter, or not a member of it"),
 }
@@ -75,7 +78,8 @@ def _payload(panel: ActingForPanel) -> dict[str, Any]:
 
 
 def _not_a_party(refused: ActingForRefused) -> Response:
-    return Response({"error": {"code": "NOT_A_PARTY", "message": str(refused)}}, status=400)
+    # 409: the name is well formed, but the contract's parties (read from its text) disagree.
+    return Response({"error": {"code": "NOT_A_PARTY", "message": str(refused)}}, status=409)
 
 
 class ContractActingForView(APIView):

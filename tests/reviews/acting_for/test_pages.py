@@ -82,7 +82,7 @@ def test_the_api_sets_reads_and_refuses(client, supply, lawyer, reviewer):
     client.force_login(lawyer)
     url = f"/api/contracts/{supply.pk}/acting-for/"
     refused = client.post(url, {"name": "Globex Corp."}, content_type="application/json")
-    assert refused.status_code == 400
+    assert refused.status_code == 409
     assert refused.json()["error"]["code"] == "NOT_A_PARTY"
     assert "not a party of this contract" in refused.json()["error"]["message"]
     chosen = client.post(url, {"name": "Borealis Retail Ltd."}, content_type="application/json")
