@@ -1,6 +1,7 @@
 """The main pages pass axe-core's WCAG 2.1 A and AA rules, in English and in Chinese: sign-in,
 matter, review (a PDF, with flagged passages and the draft), queue (an open and a claimed item)
-and the portfolio grid, each with real content made by a Celery worker.
+and the portfolio grid, each with real content made by a Celery worker. On each, every control
+the Tab key reaches shows a focus ring.
 
 axe-core itself comes bundled in the axe-playwright-python package (Deque's axe.min.js,
 MPL-2.0); nothing is fetched at test time.
@@ -58,6 +59,38 @@ def violations(axe: Axe, page) -> list[str]:
     ]
 
 
+FOCUSED = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2)
+    || style.boxShadow !== 'none';
+  const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+    + (el.getAttribute('name') ? `[name=${el.getAttribute('name')}]` : '');
+  return { name, ring, key: el.outerHTML.slice(0, 200) };
+}"""
+
+
+def unringed_by_keyboard(page, presses: int = 150) -> list[str]:
+    """Tab through the page: the controls reached whose focus shows no ring."""
+    page.evaluate(  # start from the top of the page, whatever has the focus now
+        """() => { const start = document.createElement('span'); start.tabIndex = -1;
+                   document.body.prepend(start); start.focus(); }"""
+    )
+    seen: set[str] = set()
+    bare = []
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if focused is None or focused["key"] in seen:
+            break  # past the last control, or round again
+        seen.add(focused["key"])
+        if not focused["ring"]:
+            bare.append(focused["name"])
+    assert len(seen) > 3, "the keyboard reached almost nothing"
+    return bare
+
+
 def settle(page, url: str) -> None:
     page.goto(url)
     page.wait_for_load_state("networkidle")
@@ -102,6 +135,7 @@ def test_main_pages_pass_wcag_21_aa_in_english_and_chinese(browser, tmp_path):
             signed_out.goto(f"{url}/login/")
             choose_language(signed_out, language)
             report[f"{language} sign-in"] = violations(axe, signed_out)
+            report[f"{language} sign-in focus"] = unringed_by_keyboard(signed_out)
 
             pages = {}
             for name in ("reviewer", "lawyer"):
@@ -120,5 +154,6 @@ def test_main_pages_pass_wcag_21_aa_in_english_and_chinese(browser, tmp_path):
                 assert page.locator(f"html[lang={language}]").count()
                 assert page.locator(content).count(), f"{what} has no {content}"
                 report[f"{language} {what}"] = violations(axe, page)
+                report[f"{language} {what} focus"] = unringed_by_keyboard(page)
         failing = {where: found for where, found in report.items() if found}
         assert not failing, json.dumps(failing, ensure_ascii=False, indent=1)
