@@ -469,7 +469,10 @@
     if (payload.contract_id !== id) return;
     if (event.type === "document.progress") {
       const bar = document.getElementById("contract-progress");
-      if (bar) bar.style.width = `${payload.progress}%`;
+      if (bar) {
+        bar.style.width = `${payload.progress}%`;
+        bar.parentElement.setAttribute("aria-valuenow", String(payload.progress));
+      }
       if (working.has(card.dataset.status) && !working.has(payload.status)) location.reload();
     } else if (event.type === "verification.done") {
       showVerification(payload);

@@ -173,6 +173,7 @@ async function openPdf() {
     const box = document.createElement("div");
     box.className = "pdf-page";
     box.dataset.page = String(number);
+    box.setAttribute("role", "group"); // a div may carry a name only with a role
     box.setAttribute("aria-label", format(labels.page, { page: number }));
     viewer.append(box);
     pages.set(number, { box, rendered: null, generation: 0, size: null });

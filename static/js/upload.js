@@ -276,6 +276,8 @@
     sendAll(Array.from(input.files).map((file) => ({ file, path: "" })), "files");
     input.value = "";
   });
+  // A hidden input cannot take the keyboard's focus: a real button opens it.
+  document.getElementById("folder-button").addEventListener("click", () => folderInput.click());
   folderInput.addEventListener("change", () => {
     const files = Array.from(folderInput.files);
     const items = files.map((file) => ({ file, path: folderOf(file.webkitRelativePath) }));
