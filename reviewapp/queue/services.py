@@ -92,6 +92,7 @@ def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> Qu
         state=passage.state or "",
         severity=severity,
         category=category,
+        categories=[question["category"] for question in questions],
         reason=reason[:300],
         due_at=due_at(opened_at, severity),
     )

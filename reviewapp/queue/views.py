@@ -26,12 +26,13 @@ from reviewapp.queue.context import (
 )
 from reviewapp.queue.decisions import (
     queue_decision_preview,
+    queue_item_answer,
     queue_item_undo,
     queue_items_claim,
     queue_items_decide,
     undo_deadline,
 )
-from reviewapp.queue.models import Decision, QueueItem
+from reviewapp.queue.models import Decision, ItemStatus, QueueItem
 from reviewapp.queue.selectors import (
     QueueFilters,
     queue_facets,
@@ -141,18 +142,41 @@ def queue_claim(request: HttpRequest, item_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def queue_decide(request: HttpRequest, item_id: int) -> HttpResponse:
+    """One click decides every open category; ``decision=answers`` records the per-category
+    answers (``answer:<category>``), and the item stays claimed until all are answered."""
+    decision = request.POST.get("decision", "")
+    note = request.POST.get("note", "")
     try:
-        queue_item_decide(
-            item_id=item_id,
-            user=request.user,
-            decision=request.POST.get("decision", ""),
-            note=request.POST.get("note", ""),
-        )
+        if decision == ANSWERS:
+            item = queue_item_answer(
+                item_id=item_id, user=request.user, decisions=_answers(request), note=note
+            )
+        else:
+            item = queue_item_decide(
+                item_id=item_id, user=request.user, decision=decision, note=note
+            )
     except REFUSED as refused:  # e.g. overriding a rejection without a justification
         _item_error(request, item_id, refused, _("You cannot decide this item."))
         return _back(request, item_id)
+    if item.status != ItemStatus.DONE:
+        messages.success(
+            request, _("Answers recorded; answer the other categories to decide the item.")
+        )
+        return _back(request, item_id)
     messages.success(request, _("Decision recorded. You can undo it for a short while below."))
     return _back(request)
+
+
+ANSWERS = "answers"
+
+
+def _answers(request: HttpRequest) -> dict[str, str]:
+    answers = {}
+    for key in request.POST:
+        value = request.POST.get(key, "")
+        if key.startswith("answer:") and value:
+            answers[key.removeprefix("answer:")] = value
+    return answers
 
 
 @login_required
