@@ -288,6 +288,8 @@ def _labels() -> dict[str, object]:
         "askCounterparty": gettext("Ask the counterparty"),
         "acceptedBy": gettext("Lawyer decision: accepted by %(who)s"),
         "rejectedBy": gettext("Lawyer decision: rejected by %(who)s"),
+        "notThisBy": gettext("Lawyer decision: not this kind of clause, by %(who)s"),
+        "released": gettext("Claim released; waiting for a lawyer"),
         "claimedBy": gettext("Claimed by %(who)s"),
         "waiting": gettext("Waiting for a lawyer"),
         "due": gettext("due %(due)s UTC"),

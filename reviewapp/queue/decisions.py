@@ -29,12 +29,13 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from reviewapp.accounts.models import Membership
+from reviewapp.accounts.models import Membership, Role
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import Decision, HistoryAction, ItemStatus, QueueItem
 from reviewapp.queue.records import (
@@ -93,6 +94,45 @@ def queue_item_claim(*, item_id: int, user: Any) -> QueueItem:
             raise QueueConflict(_("Someone else has already claimed this item."))
         item_publish(item, "queue.item.claimed")
     return item
+
+
+def queue_item_release(*, item_id: int, user: Any) -> QueueItem:
+    """Give a claim back: the lawyer who holds it, or an admin of the matter, opens the item
+    again for everyone (its answers so far go with the claim; the history keeps them)."""
+    item = QueueItem.objects.select_related("passage", "claimed_by").get(pk=item_id)
+    check_decider(user, item)
+    holder = item.claimed_by
+    if item.status != ItemStatus.CLAIMED or holder is None:
+        raise QueueConflict(_("This item is not claimed."))
+    if holder.pk != user.pk and not _is_admin(user, item):
+        raise PermissionDenied(
+            _("Only the lawyer who claimed this item, or an admin of the matter, can release it.")
+        )
+    with transaction.atomic():
+        released = QueueItem.objects.filter(
+            pk=item.pk, status=ItemStatus.CLAIMED, claimed_by=holder
+        ).update(status=ItemStatus.OPEN, claimed_by=None, claimed_at=None, decisions={})
+        if released != 1:
+            raise QueueConflict(_("The claim has changed meanwhile; nothing was released."))
+        item.refresh_from_db()
+        detail = (
+            f"{user.get_username()} released the claim."
+            if holder.pk == user.pk
+            else f"{user.get_username()} released the claim of {holder.get_username()}."
+        )
+        queue_history_add(
+            item=item,
+            actor=user,
+            action=HistoryAction.RELEASED,
+            detail=detail,
+            data={"released_from": holder.get_username()},
+        )
+        item_publish(item, "queue.item.released")
+    return item
+
+
+def _is_admin(user: Any, item: QueueItem) -> bool:
+    return Membership.objects.filter(user=user, matter_id=item.matter_id, role=Role.ADMIN).exists()
 
 
 def queue_items_claim(*, item_ids: Iterable[int], user: Any) -> list[QueueItem]:

@@ -12,7 +12,7 @@ from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 from django.http import QueryDict
 from django.utils import timezone
 
-from reviewapp.accounts.models import Membership
+from reviewapp.accounts.models import Membership, Role
 from reviewapp.accounts.selectors import AnyUser
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import ItemStatus, QueueItem
@@ -90,6 +90,21 @@ def _rank() -> Case:
 def _decider_matters(user: Any) -> Any:
     """The matters where the user decides, as a subquery."""
     return Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
+
+
+def admin_matter_ids(*, user: AnyUser) -> set[int]:
+    """The matters where the user is an admin (who may release a colleague's claim)."""
+    if not user.is_authenticated:
+        return set()
+    return set(
+        Membership.objects.filter(user=user, role=Role.ADMIN).values_list("matter_id", flat=True)
+    )
+
+
+def may_release(item: QueueItem, user: AnyUser, admin_of: set[int]) -> bool:
+    return item.status == ItemStatus.CLAIMED and (
+        item.claimed_by_id == user.pk or item.matter_id in admin_of
+    )
 
 
 def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:

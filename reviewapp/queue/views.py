@@ -27,6 +27,7 @@ from reviewapp.queue.context import (
 from reviewapp.queue.decisions import (
     queue_decision_preview,
     queue_item_answer,
+    queue_item_release,
     queue_item_undo,
     queue_items_claim,
     queue_items_decide,
@@ -35,6 +36,8 @@ from reviewapp.queue.decisions import (
 from reviewapp.queue.models import Decision, ItemStatus, QueueItem
 from reviewapp.queue.selectors import (
     QueueFilters,
+    admin_matter_ids,
+    may_release,
     queue_facets,
     queue_items_decided_by,
     queue_items_filtered,
@@ -71,7 +74,9 @@ def queue_page(request: HttpRequest) -> HttpResponse:
     offset = (page - 1) * QUEUE_PAGE_SIZE
     page_items = queue_items_with_playbooks(queue_items_page(items, offset, QUEUE_PAGE_SIZE))
     entries = queue_items_context(page_items)
+    admin_of = admin_matter_ids(user=request.user)
     for entry in entries:
+        entry["may_release"] = may_release(entry["item"], request.user, admin_of)
         entry["messages"] = item_messages.get(entry["item"].pk, [])
         entry["draft"] = drafts.get(str(entry["item"].pk), "")
     context = {
@@ -125,7 +130,9 @@ def queue_item_fragment(request: HttpRequest, item_id: int) -> HttpResponse:
     item = queue_items_filtered(user=request.user, filters=filters).filter(pk=item_id).first()
     if item is None:
         raise Http404
-    context = {"entry": queue_item_context(item), "query": filters.query_string()}
+    entry = queue_item_context(item)
+    entry["may_release"] = may_release(item, request.user, admin_matter_ids(user=request.user))
+    context = {"entry": entry, "query": filters.query_string()}
     return render(request, "queue/_item.html", context)
 
 
@@ -136,6 +143,18 @@ def queue_claim(request: HttpRequest, item_id: int) -> HttpResponse:
         queue_item_claim(item_id=item_id, user=request.user)
     except REFUSED as refused:
         _item_error(request, item_id, refused, _("You cannot claim this item."))
+    return _back(request, item_id)
+
+
+@login_required
+@require_POST
+def queue_release(request: HttpRequest, item_id: int) -> HttpResponse:
+    try:
+        queue_item_release(item_id=item_id, user=request.user)
+    except REFUSED as refused:
+        _item_error(request, item_id, refused, _("You cannot release this claim."))
+    else:
+        messages.success(request, _("Claim released: the item is open for the matter's lawyers."))
     return _back(request, item_id)
 
 
