@@ -13,6 +13,7 @@ from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
 from reviewapp.portfolio.api import MatterGridView
+from reviewapp.queue import views as queue_views
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.acting_for import urls as acting_for_urls
 from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
@@ -139,6 +140,11 @@ urlpatterns = [
         "contracts/<int:contract_id>/passages/<int:index>/reopen/",
         contracts_views.passage_reopen,
         name="passage-reopen",
+    ),
+    path(
+        "contracts/<int:contract_id>/passages/<int:index>/flag/",
+        queue_views.passage_flag,
+        name="passage-flag",
     ),
     path(
         "contracts/<int:contract_id>/delete/",

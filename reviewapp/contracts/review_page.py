@@ -24,12 +24,15 @@ from django.db.models import Count, Max, QuerySet
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
+from reviewapp.accounts.models import Role
 from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.queue.models import QueueItem
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.models import Draft, Review, RuleFiring, Verification
 from reviewapp.reviews.reasons import CATEGORY_NOT_PRESENT
 from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, severity_rank
+from reviewapp.rules.labels import category_label
+from reviewapp.rules.selectors import flaggable_categories
 from reviewapp.rules.services import playbook_compiled
 
 PDF_KIND = "pdf"
@@ -121,6 +124,17 @@ class ReviewPage:
     issue_count: int
     draft: Draft | None
     viewer: dict[str, Any] = field(default_factory=dict)
+
+
+def flag_choices(*, review: Review | None, role: str | None) -> list[tuple[str, str]]:
+    """The kinds of clause a lawyer or admin of the matter may flag on the review page, with
+    their labels ([] for anyone else, or before the review)."""
+    if review is None or role not in (Role.LAWYER, Role.ADMIN):
+        return []
+    return [
+        (name, category_label(name))
+        for name in flaggable_categories(playbook_version=review.playbook_version)
+    ]
 
 
 def last_event_seq() -> int:

@@ -23,9 +23,11 @@ class QueueConflict(Exception):
 
 
 def check_decider(user: Any, item: QueueItem) -> None:
-    allowed = Membership.objects.filter(
-        user=user, matter_id=item.matter_id, role__in=DECIDERS
-    ).exists()
+    check_matter_decider(user, item.matter_id)
+
+
+def check_matter_decider(user: Any, matter_id: int) -> None:
+    allowed = Membership.objects.filter(user=user, matter_id=matter_id, role__in=DECIDERS).exists()
     if not allowed:
         raise PermissionDenied(_("Only the matter's lawyers can claim and decide its items."))
 

@@ -13,12 +13,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from reviewapp.contracts.models import Passage
+from reviewapp.contracts.selectors import contract_get_for_user
 from reviewapp.queue.context import (
     queue_item_context,
     queue_items_context,
@@ -33,6 +36,7 @@ from reviewapp.queue.decisions import (
     queue_items_decide,
     undo_deadline,
 )
+from reviewapp.queue.flags import passage_flag_raise
 from reviewapp.queue.models import Decision, ItemStatus, QueueItem
 from reviewapp.queue.selectors import (
     QueueFilters,
@@ -51,6 +55,7 @@ from reviewapp.queue.services import (
     queue_item_decide,
     queue_item_note_edit,
 )
+from reviewapp.reviews.models import Review
 from reviewapp.reviews.states import TransitionNotAllowed
 
 REFUSED = (QueueConflict, PermissionDenied, QueueItem.DoesNotExist, TransitionNotAllowed)
@@ -289,6 +294,32 @@ def queue_comment(request: HttpRequest, item_id: int) -> HttpResponse:
         _item_error(request, item_id, refused, _("You cannot comment on this item."))
         request.session[DRAFTS] = {str(item_id): body}  # keep what they wrote
     return _back(request, item_id)
+
+
+@login_required
+@require_POST
+def passage_flag(request: HttpRequest, contract_id: int, index: int) -> HttpResponse:
+    """ "Flag this clause" on the review page: the passage goes to the lawyer's own queue."""
+    contract = contract_get_for_user(user=request.user, contract_id=contract_id)
+    if contract is None:
+        raise Http404("No such contract.")
+    passage = get_object_or_404(Passage, contract=contract, index=index)
+    back = f"{reverse('contract', args=[contract.pk])}?passage={index}"
+    try:
+        item = passage_flag_raise(
+            passage_id=passage.pk,
+            user=request.user,
+            category=request.POST.get("category", ""),
+            note=request.POST.get("note", ""),
+        )
+    except (*REFUSED, Review.DoesNotExist) as refused:
+        messages.error(request, str(refused) or _("You cannot flag this passage."))
+        return redirect(back)
+    messages.success(
+        request,
+        _("Flagged: the passage is in your queue, claimed by you (item %(id)d).") % {"id": item.pk},
+    )
+    return redirect(back)
 
 
 def _query_back(request: HttpRequest) -> str:

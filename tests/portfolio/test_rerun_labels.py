@@ -1,11 +1,12 @@
 """A re-run keeps lawyers' labels: a category called "not this kind of clause" on a passage is
-not raised there again."""
+not raised there again, and a clause a lawyer flagged stays flagged."""
 
 from __future__ import annotations
 
 import pytest
 
 from reviewapp.contracts.models import PassageState
+from reviewapp.queue.flags import passage_flag_raise
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.reviews.lawyer_labels import categories_standing
 from reviewapp.reviews.models import RuleFiring
@@ -53,3 +54,20 @@ def test_a_false_flag_stays_settled_when_the_new_playbook_flags_the_same(
     assert mfn.state == PassageState.CONFIRMED
     assert not QueueItem.objects.filter(passage=mfn).exclude(status=ItemStatus.DONE).exists()
     assert categories_standing(passage_ids=[mfn.pk])[mfn.pk] == []
+
+
+def test_a_lawyer_raised_flag_stays_on_the_passage_through_a_rerun(
+    reviewer, lawyer, strict_playbook, review_contract, django_capture_on_commit_callbacks
+):
+    contract = review_contract()
+    law = contract.passages.get(text__icontains="governed by")
+    assert law.state == PassageState.CONFIRMED
+    item = passage_flag_raise(passage_id=law.pk, user=lawyer, category="Governing Law")
+    playbook_version_create(playbook=strict_playbook, source=SAME_FLAGS)
+    rerun(contract, reviewer, django_capture_on_commit_callbacks)
+
+    law.refresh_from_db()
+    assert law.state == PassageState.NEEDS_HUMAN_REVIEW  # the scan alone would confirm it
+    item.refresh_from_db()
+    assert item.status == ItemStatus.CLAIMED and item.claimed_by == lawyer
+    assert categories_standing(passage_ids=[law.pk])[law.pk] == ["Governing Law"]
