@@ -197,7 +197,7 @@ def first_stage_scan(
     hits = _without_refused(merge_hits(compiled, hits, scanned.hits), passages)
     check, check_label = (None, "")
     if compiled.playbook.check.enabled:
-        check, check_label = check_for(language=language)
+        check, check_label = check_for(language=language, organisation_id=organisation_id)
     checked = check_hits(compiled, check, passages, hits, scanned)
     return FirstStage(hits, checked, router_label, check_label if checked else "")
 

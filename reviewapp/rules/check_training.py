@@ -16,7 +16,7 @@ from reviewapp.rules.check.model import CheckModel
 from reviewapp.rules.decision_labels import DecisionLabel, decided_passages
 from reviewapp.rules.detect import detect_contract_type
 from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.model import load_router
+from reviewapp.rules.router.model import RouterModel, load_router
 from reviewapp.rules.router_training import labelled_folder
 
 Log = Callable[[str], None]
@@ -72,19 +72,19 @@ def check_train_organisation(
     playbook: str = "commercial-en",
     folds: int = 5,
     recall: float = training.DEFAULT_RECALL,
+    router: RouterModel | None = None,
     log: Log = _quiet,
 ) -> tuple[CheckModel, dict[str, Any]]:
     """The check trained on the folder's documents and the organisation's labelled passages.
-    Each labelled passage is scored by the shipped router (trained without it) and, for the
-    figures, by checks trained on the other folds: ``report["decisions"]`` says how many of
-    the lawyers' false flags it drops and how many of their clauses it keeps."""
+    Each labelled passage's candidates are what ``router`` (the one whose flags the lawyers
+    answered: the organisation's reviews' router; default the shipped one) and the rules name
+    on it; for the figures each is scored by checks trained on the other folds:
+    ``report["decisions"]`` says how many of the lawyers' false flags it drops and how many of
+    their clauses it keeps."""
     compiled, _documents, _categories = labelled_folder(folder, playbook, minimum=2 * folds)
     base = check_examples(folder, playbook, folds=folds, log=log)
-    router = (
-        load_router(shipped_router_path(compiled.playbook.language))
-        if compiled.playbook.router.enabled
-        else None
-    )
+    if router is None and compiled.playbook.router.enabled:
+        router = load_router(shipped_router_path(compiled.playbook.language))
     decided = training.examples_from_passages(decided_passages(labels), compiled, router=router)
     examples = base + decided
     log(f"{len(base)} documents and {len(decided)} labelled passages")

@@ -191,30 +191,85 @@ def labels_by_passage(labels: list[DecisionLabel]) -> dict[int, list[DecisionLab
     return by_passage
 
 
+def labels_by_contract(labels: list[DecisionLabel]) -> list[list[list[DecisionLabel]]]:
+    """Per contract, per labelled passage, its labels (the order of ``label_examples``)."""
+    contracts: dict[int, dict[int, list[DecisionLabel]]] = defaultdict(dict)
+    for passage_id, group in labels_by_passage(labels).items():
+        contracts[group[0].contract_id][passage_id] = group
+    return [list(passages.values()) for passages in contracts.values()]
+
+
 def label_examples(labels: list[DecisionLabel]) -> list[Example]:
-    """One single-passage example per labelled passage, for ``training.fit``: labelled with
-    the categories that are there, so a false flag's category is a negative example of it."""
+    """One example per contract, a passage per labelled passage, for ``training.fit``: each
+    passage labelled with the categories that are there, so a false flag's category is a
+    negative example of it; a passage with a clause found not acceptable weighs double. A
+    contract is one example so that training by folds holds a contract out whole."""
     import numpy as np
 
     examples = []
-    for passage_id, group in labels_by_passage(labels).items():
-        view = group[0].view
-        there = sorted({label.category for label in group if label.positive})
-        acceptable = all(label.acceptable for label in group)
+    for passages in labels_by_contract(labels):
+        views = [group[0].view for group in passages]
+        there = [
+            sorted({label.category for label in group if label.positive}) for group in passages
+        ]
+        weights = [
+            1.0 if all(label.acceptable for label in group) else NOT_ACCEPTABLE_WEIGHT
+            for group in passages
+        ]
         examples.append(
             Example(
-                id=f"decision:{passage_id}",
-                length=max(1, len(view.text)),
-                views=[view],
-                chars=np.array([float(len(view.text))]),
-                labels=[frozenset(there)],
-                rule_routed=np.array([True]),
-                rule_categories=[frozenset()],
-                clauses=[(category, [0]) for category in there],
-                weight=1.0 if acceptable else NOT_ACCEPTABLE_WEIGHT,
+                id=f"decisions:contract:{passages[0][0].contract_id}",
+                length=max(1, sum(len(view.text) for view in views)),
+                views=views,
+                chars=np.array([float(len(view.text)) for view in views]),
+                labels=[frozenset(found) for found in there],
+                rule_routed=np.ones(len(views), dtype=bool),
+                rule_categories=[frozenset()] * len(views),
+                clauses=[(c, [row]) for row, found in enumerate(there) for c in found],
+                weight=max(weights),
+                view_weights=np.array(weights),
             )
         )
     return examples
+
+
+def router_decision_figures(
+    passages_by_example: list[list[list[DecisionLabel]]],
+    probabilities: list[Any],
+    categories: list[str],
+    thresholds: dict[str, float],
+) -> dict[str, Any]:
+    """How a router's scores (one (passages, categories) array per contract, in the order of
+    ``labels_by_contract``) answer the lawyers: clauses there that it flags with their
+    category (all, and those found not acceptable), and false flags it still raises."""
+    column = {c: k for k, c in enumerate(categories)}
+    tally = {"there": [0, 0], "not_acceptable": [0, 0], "false_flags": [0, 0]}
+    for passages, scores in zip(passages_by_example, probabilities, strict=True):
+        for row, group in enumerate(passages):
+            for label in group:
+                if label.category not in column:
+                    continue
+                raised = bool(
+                    scores[row, column[label.category]] >= thresholds.get(label.category, 1.01)
+                )
+                kinds = ["there"] if label.positive else ["false_flags"]
+                if label.kind == REJECT:
+                    kinds.append("not_acceptable")
+                for kind in kinds:
+                    tally[kind][0] += 1
+                    tally[kind][1] += raised
+
+    def share(kind: str) -> float | None:
+        total, hit = tally[kind]
+        return hit / total if total else None
+
+    return {
+        "labels": tally["there"][0] + tally["false_flags"][0],
+        "recall": share("there"),
+        "recall_not_acceptable": share("not_acceptable"),
+        "false_flags": tally["false_flags"][0],
+        "false_flags_raised": share("false_flags"),
+    }
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ def test_labels_say_which_categories_are_there_and_not_acceptable_weighs_more(ma
     }
     (router_example,) = label_examples(labels)
     assert router_example.labels == [frozenset({MFN})]  # Anti-Assignment: a negative here
-    assert router_example.weight == NOT_ACCEPTABLE_WEIGHT
+    assert list(router_example.view_weights) == [NOT_ACCEPTABLE_WEIGHT]
     (check_passage,) = decided_passages(labels)
     assert set(check_passage.labels) == {MFN}
     assert check_passage.judged == frozenset({MFN, ASSIGN})
@@ -167,7 +167,7 @@ def test_accepted_and_rejected_clauses_stay_positive_examples(matter, lawyer):
     item = claimed(needs_lawyer(reviewed(matter, ASSIGNMENT)), lawyer)
     queue_item_decide(item_id=item.pk, user=lawyer, decision="accept")
     (example,) = label_examples(decision_labels(organisation_id=matter.organisation_id))
-    assert example.labels == [frozenset({ASSIGN})] and example.weight == 1.0
+    assert example.labels == [frozenset({ASSIGN})] and list(example.view_weights) == [1.0]
 
 
 def test_undo_takes_back_the_labels_of_the_decision(matter, lawyer):

@@ -76,7 +76,7 @@ def test_a_flag_is_a_positive_example_and_stays_one_when_decided(matter, lawyer)
     assert (label.category, label.kind, label.positive) == (MFN, "flagged", True)
     queue_item_decide(item_id=item.pk, user=lawyer, decision=Decision.REJECT)
     (example,) = label_examples(decision_labels(organisation_id=matter.organisation_id))
-    assert example.labels == [frozenset({MFN})] and example.weight == 2.0
+    assert example.labels == [frozenset({MFN})] and list(example.view_weights) == [2.0]
     queue_item_undo(item_id=item.pk, user=lawyer)
     label = PassageLabel.objects.get(passage=passage)
     assert label.kind == "flagged" and label.raised  # the flag itself is not undone
