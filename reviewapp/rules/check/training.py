@@ -328,7 +328,8 @@ def choose_thresholds(
     out they keep fewer clauses for more passages)."""
     chosen = list(only) if only is not None else list(range(len(examples)))
     best = _best_scores(examples, scores, chosen)
-    pooled = np.sort(np.concatenate([np.array(v) for v in best.values()]))[::-1]
+    caught = [np.array(v) for v in best.values()]
+    pooled = np.sort(np.concatenate(caught))[::-1] if caught else np.zeros(0)
     level = float(pooled[int(np.ceil(recall * len(pooled))) - 1]) if len(pooled) else 0.0
     thresholds = {}
     judged = {
