@@ -71,3 +71,10 @@ def test_the_queue_page_offers_release_to_the_claimer_and_admins(client, item, l
     client.post(f"/queue/{item.pk}/release/")
     item.refresh_from_db()
     assert item.status == ItemStatus.OPEN
+
+
+def test_the_contracts_history_says_who_released_whose_claim(client, item, admin, lawyer):
+    queue_item_release(item_id=item.pk, user=admin)
+    client.force_login(lawyer)
+    page = client.get(f"/contracts/{item.passage.contract_id}/history/").content.decode()
+    assert "Claim released" in page and lawyer.username in page
