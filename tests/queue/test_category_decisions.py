@@ -206,3 +206,7 @@ def test_a_single_category_item_is_decided_not_this_in_one_click(client, matter,
     client.post(f"/queue/{item.pk}/decide/", {"decision": "not_this"})
     item.refresh_from_db()
     assert item.status == ItemStatus.DONE and item.decision == Decision.NOT_THIS
+    contract = item.passage.contract_id
+    review_page = client.get(f"/contracts/{contract}/").content.decode()
+    assert "not this kind of clause: Anti-Assignment" in review_page
+    assert "Lawyer decision: not this kind of clause, by lee" in review_page

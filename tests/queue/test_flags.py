@@ -123,3 +123,5 @@ def test_the_review_page_flags_a_passage(client, matter, lawyer, reviewer):
     )
     item = QueueItem.objects.get(passage=passage)
     assert item.claimed_by == lawyer and item.raised_by == lawyer
+    page = client.get(f"/contracts/{contract.pk}/?passage={passage.index}").content.decode()
+    assert "flagged by a lawyer: Most Favored Nation" in page
