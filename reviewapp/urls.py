@@ -13,9 +13,16 @@ from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
 from reviewapp.portfolio.api import MatterGridView
+from reviewapp.queue import api as queue_api
+from reviewapp.queue import views as queue_views
 from reviewapp.realtime.api import EventListView
 from reviewapp.reviews.acting_for import urls as acting_for_urls
-from reviewapp.reviews.api import ReviewDraftView, ReviewStateView, VerificationDetailView
+from reviewapp.reviews.api import (
+    ContractPassagesView,
+    ReviewDraftView,
+    ReviewStateView,
+    VerificationDetailView,
+)
 from reviewapp.reviews.export_api import ReviewExportView
 from reviewapp.reviews.model_batch_api import (
     MatterModelBatchesView,
@@ -51,9 +58,28 @@ api_patterns = [
     ),
     path(
         "contracts/<int:contract_id>/passages/",
-        contracts_api.ContractPassagesView.as_view(),
+        ContractPassagesView.as_view(),
         name="api-contract-passages",
     ),
+    path(
+        "contracts/<int:contract_id>/passages/<int:index>/flags/",
+        queue_api.PassageFlagsView.as_view(),
+        name="api-passage-flags",
+    ),
+    path("queue/", queue_api.QueueListView.as_view(), name="api-queue"),
+    path("queue/<int:item_id>/", queue_api.QueueItemView.as_view(), name="api-queue-item"),
+    path("queue/<int:item_id>/claim/", queue_api.QueueClaimView.as_view(), name="api-queue-claim"),
+    path(
+        "queue/<int:item_id>/release/",
+        queue_api.QueueReleaseView.as_view(),
+        name="api-queue-release",
+    ),
+    path(
+        "queue/<int:item_id>/decide/",
+        queue_api.QueueDecideView.as_view(),
+        name="api-queue-decide",
+    ),
+    path("queue/<int:item_id>/undo/", queue_api.QueueUndoView.as_view(), name="api-queue-undo"),
     path(
         "contracts/<int:contract_id>/password/",
         contracts_api.ContractPasswordView.as_view(),
@@ -139,6 +165,11 @@ urlpatterns = [
         "contracts/<int:contract_id>/passages/<int:index>/reopen/",
         contracts_views.passage_reopen,
         name="passage-reopen",
+    ),
+    path(
+        "contracts/<int:contract_id>/passages/<int:index>/flag/",
+        queue_views.passage_flag,
+        name="passage-flag",
     ),
     path(
         "contracts/<int:contract_id>/delete/",

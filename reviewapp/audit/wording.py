@@ -35,6 +35,9 @@ ACTION_LABELS: dict[str, Any] = {
     AuditAction.QUEUE_ESCALATED: gettext_lazy("Item escalated"),
     AuditAction.QUEUE_UNDONE: gettext_lazy("Decision undone"),
     AuditAction.QUEUE_SEVERITY_SET: gettext_lazy("Severity set for the party we act for"),
+    AuditAction.QUEUE_ANSWERED: gettext_lazy("Categories answered"),
+    AuditAction.QUEUE_RELEASED: gettext_lazy("Claim released"),
+    AuditAction.QUEUE_FLAGGED: gettext_lazy("Clause flagged by a lawyer"),
     AuditAction.REDLINE_SAVED: gettext_lazy("Redline saved"),
     AuditAction.REDLINE_ACCEPTED: gettext_lazy("Redline accepted"),
     AuditAction.REDLINE_WITHDRAWN: gettext_lazy("Redline withdrawn"),
@@ -74,6 +77,7 @@ ACTION_LABELS: dict[str, Any] = {
 DECISION_LABELS = {
     "accept": gettext_lazy("clause acceptable"),
     "reject": gettext_lazy("clause not acceptable"),
+    "not_this": gettext_lazy("not this kind of clause"),
 }
 
 
@@ -201,6 +205,15 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
         return f"{words} ({audience})" if audience else words
     if event.action in (AuditAction.QUEUE_HANDED_OVER, AuditAction.QUEUE_CLAIMED):
         return data.get("claimed_by") or ""
+    if event.action == AuditAction.QUEUE_RELEASED:
+        return str(data.get("released_from") or "")
+    if event.action == AuditAction.QUEUE_FLAGGED:
+        return category_label(str(data.get("category", "")))
+    if event.action == AuditAction.QUEUE_ANSWERED:
+        return ", ".join(
+            f"{category_label(c)}: {DECISION_LABELS.get(d, d)}"
+            for c, d in sorted((data.get("decisions") or {}).items())
+        )
     if event.action == AuditAction.QUEUE_COMMENTED and data.get("mentions"):
         return _("mentions %(names)s") % {"names": ", ".join(data["mentions"])}
     if event.action in (AuditAction.MATTER_ACTING_FOR_SET, AuditAction.CONTRACT_ACTING_FOR_SET):

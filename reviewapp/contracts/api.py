@@ -43,11 +43,9 @@ from reviewapp.contracts.models import Contract, IntakeBatch, IntakeStatus
 from reviewapp.contracts.selectors import (
     contract_get_for_user,
     contract_list_for_user,
-    passage_list,
 )
 from reviewapp.contracts.serializers import (
     ContractSerializer,
-    PassageSerializer,
     PasswordSerializer,
     UploadResultSerializer,
     UploadSerializer,
@@ -308,13 +306,6 @@ class ContractDetailView(generics.RetrieveAPIView):
             code = status.HTTP_400_BAD_REQUEST if refused.code == "INVALID" else 409
             return _error(refused.code, refused.message, code)
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class ContractPassagesView(APIView):
-    @extend_schema(summary="A contract's passages in order", responses=PassageSerializer(many=True))
-    def get(self, request: Request, contract_id: int) -> Response:
-        contract = _contract_or_404(request, contract_id)
-        return Response(PassageSerializer(passage_list(contract=contract), many=True).data)
 
 
 BOOLEAN_QUERY = {"1": True, "true": True, "0": False, "false": False}

@@ -24,12 +24,22 @@ from django.db.models import Count, Max, QuerySet
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
 
+from reviewapp.accounts.models import Role
 from reviewapp.contracts.models import Contract, Passage, PassageState
 from reviewapp.queue.models import QueueItem
 from reviewapp.realtime.models import Event
-from reviewapp.reviews.models import Draft, Review, RuleFiring, Verification
+from reviewapp.reviews.models import (
+    Draft,
+    LabelKind,
+    PassageLabel,
+    Review,
+    RuleFiring,
+    Verification,
+)
 from reviewapp.reviews.reasons import CATEGORY_NOT_PRESENT
 from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, severity_rank
+from reviewapp.rules.labels import category_label
+from reviewapp.rules.selectors import flaggable_categories
 from reviewapp.rules.services import playbook_compiled
 
 PDF_KIND = "pdf"
@@ -71,10 +81,13 @@ class FiringSummary:
     severity: dict[int, str] = field(default_factory=dict)
     # Categories the second-stage check dropped (and no standing firing names).
     dropped: dict[int, list[str]] = field(default_factory=dict)
+    # Lawyers' labels: categories called not this kind of clause, and those a lawyer flagged.
+    not_this: dict[int, list[str]] = field(default_factory=dict)
+    raised: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def flagged(self) -> set[int]:
-        return set(self.rule_ids)
+        return set(self.rule_ids) | set(self.raised)
 
     def all_categories(self) -> list[str]:
         every = (self.categories, self.related, self.dropped)
@@ -121,6 +134,17 @@ class ReviewPage:
     issue_count: int
     draft: Draft | None
     viewer: dict[str, Any] = field(default_factory=dict)
+
+
+def flag_choices(*, review: Review | None, role: str | None) -> list[tuple[str, str]]:
+    """The kinds of clause a lawyer or admin of the matter may flag on the review page, with
+    their labels ([] for anyone else, or before the review)."""
+    if review is None or role not in (Role.LAWYER, Role.ADMIN):
+        return []
+    return [
+        (name, category_label(name))
+        for name in flaggable_categories(playbook_version=review.playbook_version)
+    ]
 
 
 def last_event_seq() -> int:
@@ -273,7 +297,26 @@ def firing_summary(review: Review | None) -> FiringSummary:
         summary.severity[passage_id] = min(
             (row[2] for row in routing), key=severity_rank, default=""
         )
+    _lawyer_labels(review, summary)
     return summary
+
+
+def _lawyer_labels(review: Review, summary: FiringSummary) -> None:
+    """A false flag's category no longer stands on its passage; a lawyer's flag does."""
+    rows = PassageLabel.objects.filter(review=review).values_list(
+        "passage_id", "category", "kind", "raised"
+    )
+    for passage_id, category, kind, raised in rows:
+        standing = summary.categories.setdefault(passage_id, [])
+        if kind == LabelKind.NOT_THIS:
+            summary.not_this.setdefault(passage_id, []).append(category)
+            if category in standing:
+                standing.remove(category)
+        elif raised:
+            summary.raised.setdefault(passage_id, []).append(category)
+            if category not in standing:
+                standing.append(category)
+                standing.sort()
 
 
 def passage_window(
@@ -350,7 +393,9 @@ def _annotate(
         passage.rule_ids = summary.rule_ids.get(pk, [])  # type: ignore[attr-defined]
         passage.dropped_categories = summary.dropped.get(pk, [])  # type: ignore[attr-defined]
         passage.severity = summary.severity.get(pk, "")  # type: ignore[attr-defined]
-        passage.flagged = pk in summary.rule_ids  # type: ignore[attr-defined]
+        passage.flagged = pk in summary.flagged  # type: ignore[attr-defined]
+        passage.not_this = summary.not_this.get(pk, [])  # type: ignore[attr-defined]
+        passage.raised = summary.raised.get(pk, [])  # type: ignore[attr-defined]
         passage.router_flags = router.get(pk, [])  # type: ignore[attr-defined]
         passage.model_flags = (  # type: ignore[attr-defined]
             model_flags.get(passage.index, []) if "model.draft" in passage.rule_ids else []  # type: ignore[attr-defined]

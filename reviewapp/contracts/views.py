@@ -18,6 +18,7 @@ from reviewapp.accounts.selectors import (
     matter_get_for_user,
     matter_list_for_user,
     matter_members,
+    membership_role,
     organisations_administered,
 )
 from reviewapp.contracts.deletion import (
@@ -34,6 +35,7 @@ from reviewapp.contracts.review_page import (
     PAGE_SIZE,
     PassageFilter,
     check_settled,
+    flag_choices,
     highlights_for_pages,
     last_event_seq,
     review_page_build,
@@ -135,6 +137,10 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
         "may_delete": not contract.matter.legal_hold
         and contract_may_delete(user=request.user, contract=contract),
         "acting_for": acting_for,
+        "flag_choices": flag_choices(
+            review=review,
+            role=membership_role(user=request.user, matter_id=contract.matter_id),
+        ),
     }
     return render(request, "contracts/contract.html", context)
 
@@ -288,6 +294,8 @@ def _labels() -> dict[str, object]:
         "askCounterparty": gettext("Ask the counterparty"),
         "acceptedBy": gettext("Lawyer decision: accepted by %(who)s"),
         "rejectedBy": gettext("Lawyer decision: rejected by %(who)s"),
+        "notThisBy": gettext("Lawyer decision: not this kind of clause, by %(who)s"),
+        "released": gettext("Claim released; waiting for a lawyer"),
         "claimedBy": gettext("Claimed by %(who)s"),
         "waiting": gettext("Waiting for a lawyer"),
         "due": gettext("due %(due)s UTC"),

@@ -8,7 +8,9 @@ verifications run again through the usual model work.
 
 A re-run is a new trigger scan, so it may move a passage any way the first scan could
 (recorded as a rule transition from the old state, with the new version as actor). What it
-does not throw away: **a lawyer's decision**. A passage whose last state a lawyer set, whose
+does not throw away: **a lawyer's decision**, nor a lawyer's labels (a category called "not
+this kind of clause" is not raised on that passage again, by ``first_stage_scan``; a clause a
+lawyer flagged stays with the lawyers until decided). A passage whose last state a lawyer set, whose
 words did not change, and on which the new playbook raises no category the old one did not,
 keeps the lawyer's state (no transition, no new verification). A new concern on a decided
 passage sends it through the new scan's path again, and the comparison shows why.
@@ -39,6 +41,7 @@ from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.queue.services import queue_item_open
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.key_facts import facts_of
+from reviewapp.reviews.lawyer_labels import raised_categories
 from reviewapp.reviews.model_work import review_queue_model_work
 from reviewapp.reviews.models import (
     ActorKind,
@@ -250,14 +253,19 @@ def _final_states(snapshot: ReviewSnapshot, new: NewScan) -> list[str]:
     categories: dict[int, set[str]] = defaultdict(set)
     for hit in new.hits:
         categories[hit.segment_index].add(hit.category)
+    raised = raised_categories(passage_ids=[passage.pk for passage in new.passages])
     final = []
     for passage, state in zip(new.passages, new.states, strict=True):
         old = before.get(passage.index)
+        flagged = raised.get(passage.pk, set())
         kept = (
             old is not None
-            and old["decided"]
             and old["text_sha"] == text_sha(passage.text)
-            and categories[passage.index] <= set(old["flags"])
+            and (
+                (old["decided"] and categories[passage.index] <= set(old["flags"]) | flagged)
+                # a clause a lawyer flagged stays with the lawyers until they decide it
+                or (bool(flagged) and old["state"] in LAWYER_STATES)
+            )
         )
         final.append(old["state"] if kept and old is not None else state)
     return final

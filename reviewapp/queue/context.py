@@ -155,13 +155,29 @@ def _context(
             for firing in firings
             if not firing.dropped and not firing.rule_id.endswith(ROUTER_CONTEXT_SUFFIX)
         ],
-        "questions": item_questions(playbook_compiled(item.review.playbook_version), firings),
+        "questions": _questions(item, firings),
         "dropped": sorted({f.category for f in firings if f.dropped}),
         "v": verification,
         "comments": comments,
         "history": history,
         "overdue": item.status != ItemStatus.DONE and item.due_at < now,
     }
+
+
+def _questions(item: QueueItem, firings: list[RuleFiring]) -> list[dict[str, Any]]:
+    """The item's questions, one per category it asks about (a category a lawyer flagged
+    has no rule's question), each with the lawyer's answer so far."""
+    asked = item.asked
+    found = item_questions(playbook_compiled(item.review.playbook_version), firings)
+    by_category = {question["category"]: question for question in found}
+    questions = [
+        by_category.get(category)
+        or {"category": category, "question": "", "score": None, "rule_id": ""}
+        for category in asked
+    ] or found
+    for question in questions:
+        question["answer"] = item.decisions.get(question["category"], "")
+    return questions
 
 
 def _span_in_passage(firing: RuleFiring, passage: Passage) -> tuple[int, int]:

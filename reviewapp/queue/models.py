@@ -20,6 +20,8 @@ class Decision(models.TextChoices):
 
     ACCEPT = "accept", _("Clause acceptable")
     REJECT = "reject", _("Clause not acceptable")
+    # A false flag: the category the rule or the router named is not what this clause is.
+    NOT_THIS = "not_this", _("Not this kind of clause")
 
 
 class QueueItem(models.Model):
@@ -32,6 +34,15 @@ class QueueItem(models.Model):
     severity = models.CharField(max_length=10)
     # The category of the most severe routing rule that fired (the queue filters on it).
     category = models.CharField(max_length=80, blank=True, default="")
+    # A lawyer flagged this clause ("flag this clause"): the item asks about what they raised.
+    raised_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Every category the item asks about, most likely first (empty on items opened before
+    # per-category decisions: then ``category`` alone), and the lawyer's answer to each so far
+    # ({category: "accept" | "reject" | "not_this"}); the item is decided when all are answered.
+    categories = models.JSONField(default=list, blank=True)
+    decisions = models.JSONField(default=dict, blank=True)
     reason = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=8, choices=ItemStatus.choices, default=ItemStatus.OPEN)
     claimed_by = models.ForeignKey(
@@ -67,6 +78,13 @@ class QueueItem(models.Model):
     def __str__(self) -> str:
         return f"Queue item {self.pk} ({self.status})"
 
+    @property
+    def asked(self) -> list[str]:
+        """The categories this item asks about (``category`` alone on older items)."""
+        if self.categories:
+            return list(self.categories)
+        return [self.category] if self.category else []
+
 
 class QueueComment(models.Model):
     """A lawyer's comment on an item; the lawyers it @mentions are handed the item."""
@@ -96,6 +114,9 @@ class HistoryAction(models.TextChoices):
     ESCALATED = "escalated", _("Escalated")
     UNDONE = "undone", _("Decision undone")
     SEVERITY_SET = "severity_set", _("Severity set for our side")
+    ANSWERED = "answered", _("Categories answered")
+    RELEASED = "released", _("Claim released")
+    FLAGGED = "flagged", _("Flagged by a lawyer")
 
 
 class QueueHistory(models.Model):

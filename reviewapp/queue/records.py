@@ -23,9 +23,11 @@ class QueueConflict(Exception):
 
 
 def check_decider(user: Any, item: QueueItem) -> None:
-    allowed = Membership.objects.filter(
-        user=user, matter_id=item.matter_id, role__in=DECIDERS
-    ).exists()
+    check_matter_decider(user, item.matter_id)
+
+
+def check_matter_decider(user: Any, matter_id: int) -> None:
+    allowed = Membership.objects.filter(user=user, matter_id=matter_id, role__in=DECIDERS).exists()
     if not allowed:
         raise PermissionDenied(_("Only the matter's lawyers can claim and decide its items."))
 
@@ -56,12 +58,18 @@ _AUDITED = {
     HistoryAction.ESCALATED: AuditAction.QUEUE_ESCALATED,
     HistoryAction.UNDONE: AuditAction.QUEUE_UNDONE,
     HistoryAction.SEVERITY_SET: AuditAction.QUEUE_SEVERITY_SET,
+    HistoryAction.ANSWERED: AuditAction.QUEUE_ANSWERED,
+    HistoryAction.RELEASED: AuditAction.QUEUE_RELEASED,
+    HistoryAction.FLAGGED: AuditAction.QUEUE_FLAGGED,
 }
 
 
 def is_override(item: QueueItem) -> bool:
-    """Accepting a passage that a rule or a model had rejected."""
-    return item.decision == Decision.ACCEPT and item.state == PassageState.REJECTED
+    """Accepting a passage that a rule or a model had rejected (or calling it a false flag)."""
+    return (
+        item.decision in (Decision.ACCEPT, Decision.NOT_THIS)
+        and item.state == PassageState.REJECTED
+    )
 
 
 def _audit_data(item: QueueItem, action: str) -> dict[str, Any]:
@@ -73,7 +81,14 @@ def _audit_data(item: QueueItem, action: str) -> dict[str, Any]:
             data["justification"] = item.note  # the lawyer's words, not the contract's
     if action == HistoryAction.UNDONE:
         data["undone_decision"] = item.decision  # recorded before the item is reopened
-    if action in (HistoryAction.HANDED_OVER, HistoryAction.MENTIONED, HistoryAction.CLAIMED):
+    if action in (HistoryAction.DECIDED, HistoryAction.ANSWERED):
+        data["decisions"] = dict(item.decisions)
+    if action in (
+        HistoryAction.HANDED_OVER,
+        HistoryAction.MENTIONED,
+        HistoryAction.CLAIMED,
+        HistoryAction.RELEASED,
+    ):
         data["claimed_by"] = item.claimed_by.get_username() if item.claimed_by else None
     return data
 

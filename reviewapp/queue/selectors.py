@@ -5,6 +5,7 @@ reload and can be shared."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -12,7 +13,7 @@ from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 from django.http import QueryDict
 from django.utils import timezone
 
-from reviewapp.accounts.models import Membership
+from reviewapp.accounts.models import Membership, Role
 from reviewapp.accounts.selectors import AnyUser
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import ItemStatus, QueueItem
@@ -90,6 +91,77 @@ def _rank() -> Case:
 def _decider_matters(user: Any) -> Any:
     """The matters where the user decides, as a subquery."""
     return Membership.objects.filter(user=user, role__in=DECIDERS).values("matter")
+
+
+def admin_matter_ids(*, user: AnyUser) -> set[int]:
+    """The matters where the user is an admin (who may release a colleague's claim)."""
+    if not user.is_authenticated:
+        return set()
+    return set(
+        Membership.objects.filter(user=user, role=Role.ADMIN).values_list("matter_id", flat=True)
+    )
+
+
+def may_release(item: QueueItem, user: AnyUser, admin_of: set[int]) -> bool:
+    return item.status == ItemStatus.CLAIMED and (
+        item.claimed_by_id == user.pk or item.matter_id in admin_of
+    )
+
+
+@dataclass(frozen=True)
+class ApiFilters:
+    """The API's filters (``GET /api/queue/``); an empty value means "any"."""
+
+    matter: int | None = None
+    contract: int | None = None
+    state: str = ""  # the passage's state when the item was opened
+    category: str = ""  # one of the categories the item asks about
+    claimed_by: str = ""  # a username
+    status: str = ""  # OPEN, CLAIMED, DONE or "any" (default: OPEN and CLAIMED)
+
+
+ANY_STATUS = "any"
+
+
+def queue_items_for_api(*, user: AnyUser, filters: ApiFilters) -> QuerySet[QueueItem]:
+    """Items of every matter the user belongs to (reviewers read them too), oldest due first."""
+    if not user.is_authenticated:
+        return QueueItem.objects.none()
+    member_of = Membership.objects.filter(user=user).values("matter")
+    items = QueueItem.objects.filter(matter__in=member_of)
+    where = Q()
+    if filters.matter is not None:
+        where &= Q(matter_id=filters.matter)
+    if filters.contract is not None:
+        where &= Q(passage__contract_id=filters.contract)
+    if filters.state:
+        where &= Q(state=filters.state)
+    if filters.category:
+        quoted = json.dumps(filters.category, ensure_ascii=False)
+        where &= Q(category=filters.category) | Q(categories__icontains=quoted)
+    if filters.claimed_by:
+        where &= Q(claimed_by__username=filters.claimed_by)
+    if filters.status == ANY_STATUS:
+        pass
+    elif filters.status:
+        where &= Q(status=filters.status)
+    else:
+        where &= ~Q(status=ItemStatus.DONE)
+    return (
+        items.filter(where)
+        .select_related("passage", "claimed_by", "decided_by", "raised_by")
+        .order_by("due_at", "pk")
+    )
+
+
+def queue_item_for_api(*, user: AnyUser, item_id: int) -> QueueItem | None:
+    """One item of a matter the user belongs to, whatever its status."""
+    found = queue_items_for_api(user=user, filters=ApiFilters(status=ANY_STATUS))
+    return (
+        QueueItem.objects.filter(pk=item_id, pk__in=found.values("pk"))
+        .select_related("passage", "claimed_by", "decided_by", "raised_by")
+        .first()
+    )
 
 
 def queue_items_for_user(*, user: AnyUser) -> QuerySet[QueueItem]:

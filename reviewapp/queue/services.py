@@ -20,6 +20,7 @@ from reviewapp.queue.decisions import (
     queue_item_claim,
     queue_item_decide,
     queue_item_note_edit,
+    queue_item_release,
     queue_item_undo,
     queue_items_claim,
     queue_items_decide,
@@ -54,6 +55,7 @@ __all__ = [
     "queue_item_hand_over",
     "queue_item_note_edit",
     "queue_item_open",
+    "queue_item_release",
     "queue_item_undo",
     "queue_items_claim",
     "queue_items_decide",
@@ -92,6 +94,7 @@ def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> Qu
         state=passage.state or "",
         severity=severity,
         category=category,
+        categories=[question["category"] for question in questions],
         reason=reason[:300],
         due_at=due_at(opened_at, severity),
     )

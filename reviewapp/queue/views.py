@@ -13,12 +13,15 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from reviewapp.contracts.models import Passage
+from reviewapp.contracts.selectors import contract_get_for_user
 from reviewapp.queue.context import (
     queue_item_context,
     queue_items_context,
@@ -26,14 +29,19 @@ from reviewapp.queue.context import (
 )
 from reviewapp.queue.decisions import (
     queue_decision_preview,
+    queue_item_answer,
+    queue_item_release,
     queue_item_undo,
     queue_items_claim,
     queue_items_decide,
     undo_deadline,
 )
-from reviewapp.queue.models import Decision, QueueItem
+from reviewapp.queue.flags import passage_flag_raise
+from reviewapp.queue.models import Decision, ItemStatus, QueueItem
 from reviewapp.queue.selectors import (
     QueueFilters,
+    admin_matter_ids,
+    may_release,
     queue_facets,
     queue_items_decided_by,
     queue_items_filtered,
@@ -47,6 +55,7 @@ from reviewapp.queue.services import (
     queue_item_decide,
     queue_item_note_edit,
 )
+from reviewapp.reviews.models import Review
 from reviewapp.reviews.states import TransitionNotAllowed
 
 REFUSED = (QueueConflict, PermissionDenied, QueueItem.DoesNotExist, TransitionNotAllowed)
@@ -70,7 +79,9 @@ def queue_page(request: HttpRequest) -> HttpResponse:
     offset = (page - 1) * QUEUE_PAGE_SIZE
     page_items = queue_items_with_playbooks(queue_items_page(items, offset, QUEUE_PAGE_SIZE))
     entries = queue_items_context(page_items)
+    admin_of = admin_matter_ids(user=request.user)
     for entry in entries:
+        entry["may_release"] = may_release(entry["item"], request.user, admin_of)
         entry["messages"] = item_messages.get(entry["item"].pk, [])
         entry["draft"] = drafts.get(str(entry["item"].pk), "")
     context = {
@@ -124,7 +135,9 @@ def queue_item_fragment(request: HttpRequest, item_id: int) -> HttpResponse:
     item = queue_items_filtered(user=request.user, filters=filters).filter(pk=item_id).first()
     if item is None:
         raise Http404
-    context = {"entry": queue_item_context(item), "query": filters.query_string()}
+    entry = queue_item_context(item)
+    entry["may_release"] = may_release(item, request.user, admin_matter_ids(user=request.user))
+    context = {"entry": entry, "query": filters.query_string()}
     return render(request, "queue/_item.html", context)
 
 
@@ -140,19 +153,54 @@ def queue_claim(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def queue_decide(request: HttpRequest, item_id: int) -> HttpResponse:
+def queue_release(request: HttpRequest, item_id: int) -> HttpResponse:
     try:
-        queue_item_decide(
-            item_id=item_id,
-            user=request.user,
-            decision=request.POST.get("decision", ""),
-            note=request.POST.get("note", ""),
-        )
+        queue_item_release(item_id=item_id, user=request.user)
+    except REFUSED as refused:
+        _item_error(request, item_id, refused, _("You cannot release this claim."))
+    else:
+        messages.success(request, _("Claim released: the item is open for the matter's lawyers."))
+    return _back(request, item_id)
+
+
+@login_required
+@require_POST
+def queue_decide(request: HttpRequest, item_id: int) -> HttpResponse:
+    """One click decides every open category; ``decision=answers`` records the per-category
+    answers (``answer:<category>``), and the item stays claimed until all are answered."""
+    decision = request.POST.get("decision", "")
+    note = request.POST.get("note", "")
+    try:
+        if decision == ANSWERS:
+            item = queue_item_answer(
+                item_id=item_id, user=request.user, decisions=_answers(request), note=note
+            )
+        else:
+            item = queue_item_decide(
+                item_id=item_id, user=request.user, decision=decision, note=note
+            )
     except REFUSED as refused:  # e.g. overriding a rejection without a justification
         _item_error(request, item_id, refused, _("You cannot decide this item."))
         return _back(request, item_id)
+    if item.status != ItemStatus.DONE:
+        messages.success(
+            request, _("Answers recorded; answer the other categories to decide the item.")
+        )
+        return _back(request, item_id)
     messages.success(request, _("Decision recorded. You can undo it for a short while below."))
     return _back(request)
+
+
+ANSWERS = "answers"
+
+
+def _answers(request: HttpRequest) -> dict[str, str]:
+    answers = {}
+    for key in request.POST:
+        value = request.POST.get(key, "")
+        if key.startswith("answer:") and value:
+            answers[key.removeprefix("answer:")] = value
+    return answers
 
 
 @login_required
@@ -246,6 +294,32 @@ def queue_comment(request: HttpRequest, item_id: int) -> HttpResponse:
         _item_error(request, item_id, refused, _("You cannot comment on this item."))
         request.session[DRAFTS] = {str(item_id): body}  # keep what they wrote
     return _back(request, item_id)
+
+
+@login_required
+@require_POST
+def passage_flag(request: HttpRequest, contract_id: int, index: int) -> HttpResponse:
+    """ "Flag this clause" on the review page: the passage goes to the lawyer's own queue."""
+    contract = contract_get_for_user(user=request.user, contract_id=contract_id)
+    if contract is None:
+        raise Http404("No such contract.")
+    passage = get_object_or_404(Passage, contract=contract, index=index)
+    back = f"{reverse('contract', args=[contract.pk])}?passage={index}"
+    try:
+        item = passage_flag_raise(
+            passage_id=passage.pk,
+            user=request.user,
+            category=request.POST.get("category", ""),
+            note=request.POST.get("note", ""),
+        )
+    except (*REFUSED, Review.DoesNotExist) as refused:
+        messages.error(request, str(refused) or _("You cannot flag this passage."))
+        return redirect(back)
+    messages.success(
+        request,
+        _("Flagged: the passage is in your queue, claimed by you (item %(id)d).") % {"id": item.pk},
+    )
+    return redirect(back)
 
 
 def _query_back(request: HttpRequest) -> str:

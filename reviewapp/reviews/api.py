@@ -1,13 +1,22 @@
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from reviewapp.contracts.models import Passage
+from reviewapp.contracts.selectors import contract_get_for_user, passage_list
+from reviewapp.contracts.serializers import PassageSerializer
 from reviewapp.reviews.drafting import draft_payload
+from reviewapp.reviews.lawyer_labels import categories_standing
 from reviewapp.reviews.model_work import verification_payload
 from reviewapp.reviews.models import Draft
 from reviewapp.reviews.selectors import review_get_for_user, verification_get_for_user
@@ -102,3 +111,42 @@ class ReviewDraftView(APIView):
             f"/api/verifications/{pk}/" for pk in review.verifications.values_list("pk", flat=True)
         ]
         return Response({**draft_payload(draft), "verifications": urls})
+
+
+class StandingPassageSerializer(PassageSerializer):
+    """A passage with its id and the categories standing on it."""
+
+    categories = serializers.SerializerMethodField()
+
+    class Meta(PassageSerializer.Meta):
+        fields = ["id", *PassageSerializer.Meta.fields, "categories"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_categories(self, passage: Passage) -> list[str]:
+        """Named by the review and kept by the check, less false flags, plus lawyers' flags."""
+        standing: dict[int, list[str]] = self.context["standing"]
+        return standing.get(passage.pk, [])
+
+
+class ContractPassagesView(APIView):
+    @extend_schema(
+        summary="A contract's passages in order, each with its id and the categories standing",
+        description="`categories`: the categories the review named there and the second-stage "
+        "check kept, without those a lawyer called not this kind of clause, with those a "
+        "lawyer flagged. Use the `id` and `index` with the queue and flag endpoints.",
+        responses={
+            200: StandingPassageSerializer(many=True),
+            401: OpenApiResponse(description="No credentials (a token or a session)"),
+            404: OpenApiResponse(description="No such contract, or not a member of its matter"),
+            429: OpenApiResponse(description="Too many requests"),
+        },
+    )
+    def get(self, request: Request, contract_id: int) -> Response:
+        contract = contract_get_for_user(user=request.user, contract_id=contract_id)
+        if contract is None:
+            raise Http404("No such contract.")
+        passages = list(passage_list(contract=contract))
+        standing = categories_standing(passage_ids=[p.pk for p in passages])
+        serializer = StandingPassageSerializer(passages, many=True, context={"standing": standing})
+        return Response(serializer.data)

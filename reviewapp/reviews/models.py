@@ -118,6 +118,45 @@ class PassageTransition(models.Model):
         return f"{self.passage}: {self.from_state} -> {self.to_state}"
 
 
+class LabelKind(models.TextChoices):
+    """A lawyer's word on one category of one passage."""
+
+    ACCEPT = "accept", _("There, acceptable")
+    REJECT = "reject", _("There, not acceptable")
+    NOT_THIS = "not_this", _("Not this kind of clause")
+    FLAGGED = "flagged", _("Flagged by a lawyer")
+
+
+class PassageLabel(models.Model):
+    """The latest word of a lawyer on a (passage, category): what the organisation's retraining
+    learns (``not_this`` a negative example, the others positive) and what a re-run keeps (a
+    ``not_this`` category is not raised there again; a lawyer's flag stays). ``item_id`` is the
+    queue item it came from (the queue sits above reviews, so no foreign key)."""
+
+    passage = models.ForeignKey(Passage, on_delete=models.CASCADE, related_name="lawyer_labels")
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="lawyer_labels")
+    category = models.CharField(max_length=80)
+    kind = models.CharField(max_length=10, choices=LabelKind.choices)
+    # A lawyer flagged this category here ("flag this clause"): it stays through a re-run.
+    raised = models.BooleanField(default=False)
+    item_id = models.PositiveIntegerField(null=True, blank=True)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["passage_id", "category"]
+        constraints = [
+            models.UniqueConstraint(fields=["passage", "category"], name="passage_label_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category} on {self.passage}: {self.kind}"
+
+
 class Engine(models.TextChoices):
     OFFLINE = "offline", _("Offline (no language model)")
     ANTHROPIC = "anthropic", _("Claude")

@@ -23,6 +23,8 @@ NO_OFFLINE_VERDICT = "NO_OFFLINE_VERDICT"
 MODEL_RAISED = "MODEL_RAISED"
 CATEGORY_NOT_PRESENT = "CATEGORY_NOT_PRESENT"
 FLAG_REOPENED = "FLAG_REOPENED"
+FALSE_FLAG = "FALSE_FLAG"
+LAWYER_FLAGGED = "LAWYER_FLAGGED"
 PROTECTS_CLIENT = "PROTECTS_CLIENT"
 WORK_STALLED = "WORK_STALLED"
 MODEL_BATCH_EXPIRED = "MODEL_BATCH_EXPIRED"
@@ -44,6 +46,8 @@ _LABELS = {
         "The second-stage check found none of the flagged kinds of clause here."
     ),
     FLAG_REOPENED: _("A lawyer reopened a flag the second-stage check had dropped."),
+    FALSE_FLAG: _("A lawyer found that this is not the kind of clause the review named."),
+    LAWYER_FLAGGED: _("A lawyer flagged a clause the review had missed."),
     PROTECTS_CLIENT: _(
         "The clause binds only the counterparty, so it protects our client; the playbook "
         "settles such clauses without a lawyer."

@@ -17,6 +17,7 @@ from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
 from reviewapp.contracts.normalise import normalise
 from reviewapp.realtime.events import event_publish
+from reviewapp.reviews.lawyer_labels import refused_categories
 from reviewapp.reviews.models import (
     ActorKind,
     PassageTransition,
@@ -193,12 +194,21 @@ def first_stage_scan(
     if compiled.playbook.router.enabled:
         router, router_label = router_for(organisation_id=organisation_id, language=language)
     scanned = router_scan(compiled, router, text, passages, hits)
-    hits = merge_hits(compiled, hits, scanned.hits)
+    hits = _without_refused(merge_hits(compiled, hits, scanned.hits), passages)
     check, check_label = (None, "")
     if compiled.playbook.check.enabled:
-        check, check_label = check_for(language=language)
+        check, check_label = check_for(language=language, organisation_id=organisation_id)
     checked = check_hits(compiled, check, passages, hits, scanned)
     return FirstStage(hits, checked, router_label, check_label if checked else "")
+
+
+def _without_refused(hits: list[RuleHit], passages: Sequence[Passage]) -> list[RuleHit]:
+    """A category a lawyer called not this kind of clause on a passage is not raised there again
+    (a re-run scans the same passages; a first scan finds no labels)."""
+    refused = refused_categories(passage_ids=[p.pk for p in passages if p.pk is not None])
+    if not refused:
+        return hits
+    return [hit for hit in hits if (passages[hit.segment_index].pk, hit.category) not in refused]
 
 
 def rule_firings(

@@ -11,6 +11,8 @@ DRAFT_FLOW = "draft"
 UNDO_FLOW = "undo"
 # A lawyer reopening a flag the second-stage check dropped (reviews.reopen).
 REOPEN_FLOW = "reopen"
+# A lawyer flagging a clause the review missed (queue.flags): the design's second backward move.
+FLAG_FLOW = "flag"
 
 # (from, to) -> actors allowed to make that move. A passage only moves forward; the model
 # (or offline engine) never clears what a rule rejected; only a lawyer settles the rest.
@@ -24,10 +26,13 @@ TRANSITIONS: dict[tuple[str | None, str], frozenset[str]] = {
     (S.NEEDS_HUMAN_REVIEW, S.CONFIRMED): frozenset({A.USER}),
     (S.NEEDS_HUMAN_REVIEW, S.REJECTED): frozenset({A.USER}),
     (S.REJECTED, S.CONFIRMED): frozenset({A.USER}),
-    # The one backward move: the model adds a flag (reviews.model_flags), never clears one.
+    # The backward moves that add a flag, never clear one: the model's draft names a passage
+    # (reviews.model_flags), or a lawyer flags a clause the review missed (queue.flags, the
+    # flag flow of CONFIRMED -> NEEDS_HUMAN_REVIEW below).
     (S.CONFIRMED, S.PENDING): frozenset({A.MODEL}),
     # A lawyer's undo: not a step back in the review, but a new recorded move that returns
-    # the passage to the state the lawyer found it in (see ONLY_IN_FLOW and queue.decisions).
+    # the passage to the state the lawyer found it in (see ONLY_IN_FLOW and queue.decisions);
+    # a lawyer reopening a flag the check dropped; a lawyer flagging a missed clause.
     (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): frozenset({A.USER}),
     (S.REJECTED, S.NEEDS_HUMAN_REVIEW): frozenset({A.USER}),
     (S.CONFIRMED, S.REJECTED): frozenset({A.USER}),
@@ -35,10 +40,11 @@ TRANSITIONS: dict[tuple[str | None, str], frozenset[str]] = {
 
 # Moves that only one flow may make, whoever the actor: a verifier's result is a model's
 # too, and must never reopen a passage; a lawyer reopens a passage only by undoing their own
-# decision within the window, or by reopening a flag the second-stage check dropped.
+# decision within the window, by reopening a flag the second-stage check dropped, or by flagging
+# a clause the review missed.
 ONLY_IN_FLOW: dict[tuple[str | None, str], frozenset[str]] = {
     (S.CONFIRMED, S.PENDING): frozenset({DRAFT_FLOW}),
-    (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): frozenset({UNDO_FLOW, REOPEN_FLOW}),
+    (S.CONFIRMED, S.NEEDS_HUMAN_REVIEW): frozenset({UNDO_FLOW, REOPEN_FLOW, FLAG_FLOW}),
     (S.REJECTED, S.NEEDS_HUMAN_REVIEW): frozenset({UNDO_FLOW}),
     (S.CONFIRMED, S.REJECTED): frozenset({UNDO_FLOW}),
 }

@@ -1,4 +1,6 @@
-"""Training and measuring the second-stage check from a labelled folder (CUAD layout)."""
+"""Training and measuring the second-stage check from a labelled folder (CUAD layout), and an
+organisation's check: the folder plus its lawyers' labels (a false flag is a negative
+candidate, a clause found there a positive one)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from django.utils import timezone
 from reviewapp.contracts.segmentation import segment
 from reviewapp.rules.check import training
 from reviewapp.rules.check.model import CheckModel
+from reviewapp.rules.decision_labels import DecisionLabel, decided_passages
 from reviewapp.rules.detect import detect_contract_type
 from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.model import load_router
+from reviewapp.rules.router.model import RouterModel, load_router
 from reviewapp.rules.router_training import labelled_folder
 
 Log = Callable[[str], None]
@@ -60,6 +63,76 @@ def check_train_from_folder(
         "created": timezone.now().isoformat(timespec="seconds"),
     }
     return training.train(examples, folds=folds, recall=recall, meta=meta, log=log)
+
+
+def check_train_organisation(
+    *,
+    labels: list[DecisionLabel],
+    folder: Path,
+    playbook: str = "commercial-en",
+    folds: int = 5,
+    recall: float = training.DEFAULT_RECALL,
+    router: RouterModel | None = None,
+    log: Log = _quiet,
+) -> tuple[CheckModel, dict[str, Any]]:
+    """The check trained on the folder's documents and the organisation's labelled passages.
+    Each labelled passage's candidates are what ``router`` (the one whose flags the lawyers
+    answered: the organisation's reviews' router; default the shipped one) and the rules name
+    on it; for the figures each is scored by checks trained on the other folds:
+    ``report["decisions"]`` says how many of the lawyers' false flags it drops and how many of
+    their clauses it keeps."""
+    compiled, _documents, _categories = labelled_folder(folder, playbook, minimum=2 * folds)
+    base = check_examples(folder, playbook, folds=folds, log=log)
+    if router is None and compiled.playbook.router.enabled:
+        router = load_router(shipped_router_path(compiled.playbook.language))
+    decided = training.examples_from_passages(decided_passages(labels), compiled, router=router)
+    examples = base + decided
+    log(f"{len(base)} documents and {len(decided)} labelled passages")
+    margins = training.out_of_fold(examples, folds=folds)
+    calibration = training.calibrate(examples, margins)
+    scores = training.probabilities(margins, calibration)
+    report = training.cross_validated_report(base, scores[: len(base)], recall=recall)
+    thresholds = training.choose_thresholds(examples, scores, recall=recall)
+    rows = range(len(base), len(examples))
+    report["decisions"] = decision_check_figures(examples, scores, thresholds, rows)
+    meta = {
+        "name": f"check-{playbook}",
+        "trained_on": f"{folder.name} + {len(decided)} labelled passages",
+        "playbook": playbook,
+        "created": timezone.now().isoformat(timespec="seconds"),
+    }
+    model = training.fit(examples, meta=meta)
+    model.calibration = calibration
+    model.thresholds = thresholds
+    model.meta.update({"documents": len(examples), "folds": folds, "cross_validated": report})
+    return model, report
+
+
+def decision_check_figures(
+    examples: list[training.CheckExample],
+    scores: list[Any],
+    thresholds: dict[str, float],
+    rows: Any,
+) -> dict[str, Any]:
+    """Out of fold, on the lawyers' labelled passages: false flags the check drops, and
+    clauses (acceptable or not, or flagged) it keeps, of the candidates the first stage names."""
+    negatives = [0, 0]  # candidates, dropped
+    positives = [0, 0]  # candidates, kept
+    for i in rows:
+        example, score = examples[i], scores[i]
+        for k, candidate in enumerate(example.candidates):
+            if not example.judged[k]:
+                continue
+            stands = candidate.hard or float(score[k]) >= thresholds.get(candidate.category, 0.0)
+            tally = positives if example.target[k] else negatives
+            tally[0] += 1
+            tally[1] += stands if example.target[k] else not stands
+    return {
+        "false_flags": negatives[0],
+        "false_flags_dropped": negatives[1] / negatives[0] if negatives[0] else None,
+        "clauses": positives[0],
+        "clauses_kept": positives[1] / positives[0] if positives[0] else None,
+    }
 
 
 def check_cross_validated(

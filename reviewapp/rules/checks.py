@@ -1,5 +1,6 @@
-"""The second-stage check a review runs with: the shipped model file of the contract's language,
-loaded once per process and named by its version (a digest of the file)."""
+"""The second-stage check a review runs with: the one retrained with the organisation's active
+router version, if it was, else the shipped model file of the contract's language; loaded once
+per process and named by its version (``check-en-org3@2``, or a digest of the shipped file)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,49 @@ import threading
 
 from reviewapp.rules.check import shipped_check_path
 from reviewapp.rules.check.model import CheckModel, load_check
+from reviewapp.rules.models import RouterVersion
 
 _loaded: dict[str, tuple[CheckModel | None, str]] = {}
+_by_version: dict[int, tuple[CheckModel, str]] = {}  # versions never change
 _lock = threading.Lock()
 
 
-def check_for(*, language: str) -> tuple[CheckModel | None, str]:
-    """The check and its version label ("check-en@1a2b3c4d5e6f"); (None, "") where none ships."""
+def check_for(
+    *, language: str, organisation_id: int | None = None
+) -> tuple[CheckModel | None, str]:
+    """The check and its version label; (None, "") where none ships and none was retrained."""
+    if organisation_id is not None:
+        own = _organisation_check(organisation_id, language)
+        if own is not None:
+            return own
+    return _shipped(language)
+
+
+def _organisation_check(organisation_id: int, language: str) -> tuple[CheckModel, str] | None:
+    version = (
+        RouterVersion.objects.filter(
+            organisation_id=organisation_id,
+            language=language,
+            is_active=True,
+            check_artefact__isnull=False,
+        )
+        .only("pk", "organisation_id", "language", "number")
+        .first()
+    )
+    if version is None:
+        return None
+    with _lock:
+        cached = _by_version.get(version.pk)
+    if cached is None:
+        data = RouterVersion.objects.values_list("check_artefact", flat=True).get(pk=version.pk)
+        cached = (load_check(bytes(data or b"")), version.check_label)
+        with _lock:
+            _by_version[version.pk] = cached
+    return cached
+
+
+def _shipped(language: str) -> tuple[CheckModel | None, str]:
+    """The shipped check ("check-en@1a2b3c4d5e6f")."""
     with _lock:
         cached = _loaded.get(language)
         if cached is not None:

@@ -74,6 +74,11 @@ class RouterVersion(models.Model):
     language = models.CharField(max_length=8, default="en")
     artefact = models.BinaryField(help_text="The model file (clausewise.router/1, npz)")
     sha256 = models.CharField(max_length=64)
+    # The second-stage check retrained with it on the organisation's labels (empty: the shipped
+    # check); activating the version makes both the ones new reviews use.
+    check_artefact = models.BinaryField(
+        null=True, blank=True, help_text="The check model file (npz), if retrained with it"
+    )
     figures = models.JSONField(default=dict, blank=True)
     note = models.CharField(max_length=300, blank=True)
     decisions = models.PositiveIntegerField(default=0, help_text="Lawyers' decisions it learnt")
@@ -95,3 +100,8 @@ class RouterVersion(models.Model):
     def label(self) -> str:
         owner = f"org{self.organisation_id}" if self.organisation_id else "shipped"
         return f"router-{self.language}-{owner}@{self.number}"
+
+    @property
+    def check_label(self) -> str:
+        """The label of the check retrained with this version (reviews record it)."""
+        return f"check-{self.language}-org{self.organisation_id}@{self.number}"

@@ -11,14 +11,21 @@ from django.utils import timezone
 
 from reviewapp.accounts.models import Organisation
 from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.decision_labels import decided_since, decision_labels, label_examples
+from reviewapp.rules.decision_labels import (
+    DecisionLabel,
+    decided_since,
+    decision_labels,
+    label_examples,
+    labels_by_contract,
+    router_decision_figures,
+)
 from reviewapp.rules.detect import detect_contract_type
 from reviewapp.rules.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
 from reviewapp.rules.evaluation import LabelsUnreadable, read_labelled_folder
 from reviewapp.rules.models import RouterVersion
 from reviewapp.rules.router import training
 from reviewapp.rules.router.model import RouterModel
-from reviewapp.rules.routers import router_version_create
+from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import DEFAULTS_DIR
 
 Log = Callable[[str], None]
@@ -97,7 +104,7 @@ def router_train_from_folder(
     )
 
 
-def router_train_organisation(
+def router_fit_organisation(
     *,
     organisation: Any,
     folder: Path | None = None,
@@ -105,8 +112,12 @@ def router_train_organisation(
     folds: int = 5,
     budget: float | None = None,
     log: Log = _quiet,
-) -> tuple[RouterVersion, dict[str, Any]]:
-    """Base data plus the organisation's decisions; stored as its next, inactive, version."""
+) -> tuple[RouterModel, dict[str, Any], list[DecisionLabel], Path]:
+    """The router trained on the base data plus the organisation's labels (not stored), its
+    report, the labels it learnt and the base folder. ``report["decisions"]``: out of fold,
+    each of the organisation's contracts scored by a router trained without it, how many of
+    its lawyers' clauses the router flags and how many of their false flags it still raises;
+    ``report["decisions_active"]``: the same for the router its reviews use now."""
     base_folder = folder or _base_folder()
     base, categories = folder_examples(base_folder, playbook)
     labels = [
@@ -117,15 +128,22 @@ def router_train_organisation(
     if not labels:
         raise RouterTrainingError(f"{organisation.name} has no decided items to learn from.")
     decisions = label_examples(labels)
+    grouped = labels_by_contract(labels)
     examples = base + decisions
-    log(f"{len(base)} documents and {len(decisions)} decided passages ({len(labels)} labels)")
+    negatives = sum(not label.positive for label in labels)
+    log(
+        f"{len(base)} documents and {len(decisions)} contracts of decisions "
+        f"({len(labels)} labels, {negatives} false flags)"
+    )
     scores = training.out_of_fold(examples, categories, folds=folds)
     base_rows = list(range(len(base)))
-    decision_rows = list(range(len(base), len(examples)))
     limit = budget or training.DEFAULT_BUDGET
     report = training.cross_validated_report(examples, scores, budget=limit, only=base_rows)
     thresholds = training.choose_thresholds(examples, scores, budget=limit, only=base_rows)
-    report["decisions"] = _decision_figures(examples, scores, thresholds, decision_rows)
+    report["decisions"] = router_decision_figures(
+        grouped, scores.by_example[len(base) :], list(categories), thresholds
+    )
+    report["decisions_active"] = _active_figures(organisation, grouped)
     model = training.fit(
         examples,
         categories,
@@ -134,30 +152,22 @@ def router_train_organisation(
     model.thresholds = thresholds
     model.meta["attach_margin"] = training.ATTACH_MARGIN
     model.meta["figures"] = _figures(report)
-    version = router_version_create(
-        organisation=organisation,
-        model=model,
-        decisions=len(labels),
-        note=f"Retrained on {len(labels)} decisions",
+    return model, report, labels, base_folder
+
+
+def _active_figures(organisation: Any, grouped: list[list[list[DecisionLabel]]]) -> dict:
+    """The router the organisation's reviews use now, on the same labelled passages (it may
+    have learnt some of them: an earlier version of the organisation's own)."""
+    model, label = router_for(organisation_id=organisation.pk, language="en")
+    if model is None:
+        return {}
+    probabilities = [
+        model.probabilities([group[0].view for group in passages]) for passages in grouped
+    ]
+    figures = router_decision_figures(
+        grouped, probabilities, list(model.categories), dict(model.thresholds)
     )
-    return version, report
-
-
-def _decision_figures(
-    examples: list[training.Example],
-    scores: training.Scores,
-    thresholds: dict[str, float],
-    rows: list[int],
-) -> dict[str, Any]:
-    """Out of fold: how many decided passages the router alone would flag with their category."""
-    everything = training.measure(examples, scores, thresholds, use_rules=False, only=rows)
-    hard = [i for i in rows if examples[i].weight > 1]
-    rejected = training.measure(examples, scores, thresholds, use_rules=False, only=hard)
-    return {
-        "labels": everything["labelled"],
-        "recall": everything["recall"] or 0.0,
-        "recall_not_acceptable": rejected["recall"] or 0.0,
-    }
+    return {"version": label, **figures}
 
 
 def _figures(report: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from django.db import transaction
 
 from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_router_change
+from reviewapp.rules.check.model import CheckModel
 from reviewapp.rules.models import RouterVersion
 from reviewapp.rules.router import SHIPPED_DIR
 from reviewapp.rules.router.model import RouterModel, load_router
@@ -83,10 +84,15 @@ def router_for(*, organisation_id: int | None, language: str) -> tuple[RouterMod
 
 @transaction.atomic
 def router_version_create(
-    *, organisation: Any, model: RouterModel, decisions: int, note: str = ""
+    *,
+    organisation: Any,
+    model: RouterModel,
+    decisions: int,
+    note: str = "",
+    check: CheckModel | None = None,
 ) -> RouterVersion:
-    """Store a retrained model as the organisation's next version, inactive until an admin
-    activates it."""
+    """Store a retrained model (and the check retrained with it) as the organisation's next
+    version, inactive until an admin activates it."""
     data = model.to_bytes()
     latest = (
         RouterVersion.objects.select_for_update()
@@ -103,6 +109,7 @@ def router_version_create(
         figures=model.meta.get("figures", {}),
         note=note[:300],
         decisions=decisions,
+        check_artefact=check.to_bytes() if check is not None else None,
     )
     audit_router_change(
         action=AuditAction.ROUTER_TRAINED, organisation_id=organisation.pk, version=version

@@ -3,9 +3,12 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from reviewapp.accounts.selectors import AnyUser, organisations_administered
-from reviewapp.rules.models import Playbook, RouterVersion
+from reviewapp.rules.labels import CATEGORY_LABELS
+from reviewapp.rules.models import Playbook, PlaybookVersion, RouterVersion
+from reviewapp.rules.services import playbook_compiled
 
 __all__ = [
+    "flaggable_categories",
     "organisations_administered",
     "playbook_get_for_admin",
     "playbook_list_for_admin",
@@ -13,6 +16,12 @@ __all__ = [
     "router_list_for_admin",
     "rule_hit_counts",
 ]
+
+
+def flaggable_categories(*, playbook_version: PlaybookVersion) -> list[str]:
+    """The kinds of clause a lawyer may flag on a review: its playbook's and CUAD's."""
+    compiled = playbook_compiled(playbook_version)
+    return sorted(set(compiled.playbook.categories) | set(CATEGORY_LABELS))
 
 
 def playbook_list_for_admin(*, user: AnyUser) -> QuerySet[Playbook]:

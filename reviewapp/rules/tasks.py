@@ -6,19 +6,17 @@ from celery import shared_task
 
 from reviewapp.accounts.models import Organisation
 from reviewapp.retries import INFRASTRUCTURE_RETRY
-from reviewapp.rules.router_training import (
-    RouterTrainingError,
-    organisations_due_for_retraining,
-    router_train_organisation,
-)
+from reviewapp.rules.organisation_training import router_train_organisation
+from reviewapp.rules.router_training import RouterTrainingError, organisations_due_for_retraining
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(**INFRASTRUCTURE_RETRY)
 def retrain_routers() -> list[int]:
-    """Weekly: a new router version for each organisation with new decisions (inactive until an
-    admin activates it after reading its figures)."""
+    """Weekly: a new router version (router and check, with the organisation's positive and
+    negative examples) for each organisation with new labels (inactive until an admin
+    activates it after reading its figures)."""
     due = organisations_due_for_retraining()
     for organisation_id in due:
         retrain_router.delay(organisation_id)

@@ -66,10 +66,13 @@
     if (!box) return;
     const who = payload.claimed_by || "";
     if (type === "queue.item.decided" || type === "queue.item.note_edited") {
-      const decided = format(payload.decision === "accept" ? L.acceptedBy : L.rejectedBy, { who });
+      const said = { accept: L.acceptedBy, not_this: L.notThisBy }[payload.decision] || L.rejectedBy;
+      const decided = format(said, { who });
       box.textContent = payload.note ? `${decided} — ${payload.note}` : decided;
     } else if (type === "queue.item.claimed") {
       box.textContent = `${format(L.claimedBy, { who })} · ${format(L.due, { due: utc(payload.due_at) })}`;
+    } else if (type === "queue.item.released") {
+      box.textContent = `${L.released} · ${format(L.due, { due: utc(payload.due_at) })}`;
     } else if (type === "queue.item.opened") {
       box.textContent = `${L.waiting} · ${format(L.due, { due: utc(payload.due_at) })}`;
     } else if (type === "queue.item.severity_set") {

@@ -1,7 +1,8 @@
 // The lawyers' queue page: live items (fetched as server-rendered HTML, so the server keeps
 // deciding who may see what), live filter counts, a selection for bulk claims and decisions,
-// the undo countdown, @mention toasts, and the keyboard (j/k move, x select, c claim, a/r open
-// the note for "clause acceptable" / "clause not acceptable", Enter records it).
+// the undo countdown, @mention toasts, and the keyboard (j/k move, x select, c claim, a/r/n open
+// the note for "clause acceptable" / "clause not acceptable" / "not this kind of clause", Enter
+// records it).
 (function () {
   "use strict";
   const queue = document.getElementById("queue");
@@ -54,24 +55,27 @@
     return target.closest("input:not([type=checkbox]), textarea, select, [contenteditable=''], [contenteditable=true]");
   }
 
-  // a / r never decide blind: they open the note, say what Enter will record, and wait.
+  // a / r / n never decide blind: they open the note, say what Enter will record, and wait.
+  const noteNeeded = (form, decision) => (form.dataset.noteRequired || "").split(" ").includes(decision);
+  const justifyText = (decision) => (decision === "not_this" ? text.msgJustifyNotThis : text.msgJustify);
+  const noteText = { accept: "msgNoteAccept", reject: "msgNoteReject", not_this: "msgNoteNotThis" };
+
   function openNote(section, decision) {
     const form = section.querySelector(".decide-form");
     if (!form) return toast(text.msgClaimFirst, "error");
     const note = form.querySelector("[data-role=note]");
     form.dataset.pending = decision;
-    form.querySelectorAll("[data-action=accept], [data-action=reject]").forEach((button) => {
+    form.querySelectorAll("[data-action=accept], [data-action=reject], [data-action=not_this]").forEach((button) => {
       button.classList.toggle("pending", button.dataset.action === decision);
     });
     note.focus();
-    const needsNote = form.dataset.noteRequired === decision;
-    toast(needsNote ? text.msgJustify : decision === "accept" ? text.msgNoteAccept : text.msgNoteReject);
+    toast(noteNeeded(form, decision) ? justifyText(decision) : text[noteText[decision]]);
   }
 
   function submitPending(form) {
     const decision = form.dataset.pending;
     const note = form.querySelector("[data-role=note]");
-    if (form.dataset.noteRequired === decision && !note.value.trim()) return toast(text.msgJustify, "error");
+    if (noteNeeded(form, decision) && !note.value.trim()) return toast(justifyText(decision), "error");
     form.requestSubmit(form.querySelector(`[data-action=${decision}]`));
   }
 
@@ -95,6 +99,7 @@
       c: () => section && section.querySelector("[data-action=claim]")?.form.requestSubmit(),
       a: () => section && openNote(section, "accept"),
       r: () => section && openNote(section, "reject"),
+      n: () => section && openNote(section, "not_this"),
     };
     const action = actions[event.key];
     if (action) {

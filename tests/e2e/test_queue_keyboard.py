@@ -1,5 +1,6 @@
-"""A lawyer works the queue with the keyboard only: j/k move, c claims, a / r open the note for
-"clause acceptable" / "clause not acceptable" (never deciding blind), Enter records it."""
+"""A lawyer works the queue with the keyboard only: j/k move, c claims, a / r / n open the note
+for "clause acceptable" / "clause not acceptable" / "not this kind of clause" (never deciding
+blind), Enter records it."""
 
 from __future__ import annotations
 
@@ -88,4 +89,36 @@ def test_keyboard_moves_claims_accepts_with_justification_and_rejects(browser, t
         ItemStatus.DONE,
         "reject",
         "Too one-sided.",
+    )
+
+
+def test_n_opens_the_note_for_not_this_kind_of_clause_and_enter_records_it(browser, tmp_path):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name="Demo matter")
+    active_playbook(organisation=matter.organisation, source=STRICT)
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(ingest_text, matter, CONTRACT, "two-mfn.txt").result()
+    first, _second = QueueItem.objects.filter(matter=matter).order_by("due_at", "pk")
+    with web_server(tmp_path / "web.log") as url:
+        page = browser.new_context().new_page()
+        sign_in(page, url, "lawyer", passwords["lawyer"])
+        page.goto(f"{url}/queue/")
+        page.wait_for_function("() => document.body.dataset.live === 'connected'")
+        page.keyboard.press("c")
+        page.wait_for_selector(f"#item-{first.pk} [data-action=not_this]")
+        page.keyboard.press("n")  # a rejected passage: calling it a false flag needs a reason
+        page.wait_for_function("() => document.activeElement.dataset.role === 'note'")
+        page.wait_for_selector(".queue-toast:has-text('Not this kind of clause')")
+        page.keyboard.press("Enter")  # no justification yet: refused on the page
+        page.wait_for_selector(".queue-toast.error")
+        assert QueueItem.objects.get(pk=first.pk).status == ItemStatus.CLAIMED
+        page.keyboard.type("Rebates, not price parity.")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        page.wait_for_selector(f"#item-{first.pk}", state="detached")
+    first.refresh_from_db()
+    assert (first.status, first.decision, first.note) == (
+        ItemStatus.DONE,
+        "not_this",
+        "Rebates, not price parity.",
     )

@@ -67,7 +67,9 @@ def _check(thresholds: dict[str, float], score: float = 0.2) -> CheckModel:
 def reviewed(matter, monkeypatch):
     active_playbook(organisation=matter.organisation, source=PLAYBOOK, name="checked")
     check = _check({"Anti-Assignment": 0.5, "Audit Rights": 0.1, "Revenue/Profit Sharing": 0.5})
-    monkeypatch.setattr(review_services, "check_for", lambda language: (check, "check-en@test"))
+    monkeypatch.setattr(
+        review_services, "check_for", lambda language, **_: (check, "check-en@test")
+    )
     contract = ingested_contract(matter=matter, text=CONTRACT)
     review = review_scan(contract_id=contract.pk, enqueue=False)
     for verification in Verification.objects.filter(review=review, status="QUEUED"):
@@ -183,7 +185,7 @@ def test_a_rerun_with_a_new_check_applies_it(reviewed, reviewer, monkeypatch):
     contract, review = reviewed
     review_model_work_run(review_id=review.pk)  # the draft: a re-run waits for model work
     looser = _check({"Anti-Assignment": 0.1, "Audit Rights": 0.1, "Revenue/Profit Sharing": 0.5})
-    monkeypatch.setattr(review_services, "check_for", lambda language: (looser, "check-en@v2"))
+    monkeypatch.setattr(review_services, "check_for", lambda language, **_: (looser, "check-en@v2"))
     contract_rerun(contract_id=contract.pk, user=reviewer)
     for verification in Verification.objects.filter(review=review, status="QUEUED"):
         verifications_run(review_id=review.pk, verification_ids=[verification.pk])

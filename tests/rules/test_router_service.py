@@ -21,12 +21,10 @@ from reviewapp.reviews.services import review_scan
 from reviewapp.rules.decision_labels import decision_labels
 from reviewapp.rules.engine.model import router_rule_id
 from reviewapp.rules.models import RouterVersion
+from reviewapp.rules.organisation_training import router_train_organisation
 from reviewapp.rules.router import training
 from reviewapp.rules.router.model import load_router
-from reviewapp.rules.router_training import (
-    organisations_due_for_retraining,
-    router_train_organisation,
-)
+from reviewapp.rules.router_training import organisations_due_for_retraining
 from reviewapp.rules.routers import router_for
 from reviewapp.rules.tasks import retrain_router
 from tests.factories import active_playbook, ingested_contract

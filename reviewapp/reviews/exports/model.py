@@ -236,7 +236,10 @@ def lawyer_label(lawyer: LawyerPart | None) -> str:
         return UNSET
     if lawyer.status == "DONE":
         who = {"who": lawyer.decided_by or UNSET}
-        said = _("Accepted by %(who)s") if lawyer.decision == "accept" else _("Rejected by %(who)s")
+        said = {
+            "accept": _("Accepted by %(who)s"),
+            "not_this": _("Not this kind of clause, by %(who)s"),
+        }.get(lawyer.decision, _("Rejected by %(who)s"))
         note = f": {lawyer.note}" if lawyer.note else ""
         return said % who + note
     if lawyer.status == "CLAIMED":

@@ -63,6 +63,7 @@ class CheckExample:
     primary: set[str] = field(default_factory=set)  # rules that route by themselves
     router: np.ndarray | None = None  # (passages, categories) router probabilities
     router_columns: dict[str, int] | None = None
+    weight: float = 1.0  # a lawyer's decided passage with a clause not acceptable weighs more
 
 
 def first_stage(
@@ -176,6 +177,35 @@ def examples_from_documents(
     return examples
 
 
+def examples_from_passages(
+    passages: Sequence[Any],
+    compiled: CompiledPlaybook,
+    *,
+    router: RouterModel | None,
+) -> list[CheckExample]:
+    """One-passage examples (a lawyer's decided passages): each has ``id``, ``text``,
+    ``heading``, ``labels`` ({category: [(start, end)]}: the categories that are there),
+    ``judged`` (every category a lawyer answered there, so a false flag's candidate is a
+    negative) and ``weight``. The router, if any, scores the passage itself: it must be one
+    trained without these passages."""
+    from reviewapp.rules.engine import SimplePassage, scan
+
+    examples = []
+    for passage in passages:
+        segments = [SimplePassage(index=0, start=0, end=len(passage.text), heading=passage.heading)]
+        hits = scan(compiled, passage.text, segments)
+        merged, tokens, columns, scores = first_stage(
+            compiled, router, passage.text, segments, hits
+        )
+        example = _example(
+            compiled, passage, sorted(passage.judged), segments, merged, tokens, columns, scores
+        )
+        example.router, example.router_columns = scores, columns
+        example.weight = passage.weight
+        examples.append(example)
+    return examples
+
+
 def _router_out_of_fold(documents, categories, segmented, rule_hits, folds, log):
     cached = {id(doc.text): segments for doc, segments in zip(documents, segmented, strict=True)}
 
@@ -233,6 +263,7 @@ def fit(examples: Sequence[CheckExample], *, meta: dict[str, Any] | None = None)
     text = [t for e in examples for t, keep in zip(e.text, e.judged, strict=True) if keep]
     shape = [t for e in examples for t, keep in zip(e.shape, e.judged, strict=True) if keep]
     target = np.concatenate([e.target[e.judged] for e in examples])
+    weights = np.concatenate([np.full(int(e.judged.sum()), e.weight) for e in examples])
     counts = hasher().transform(text)
     seen = np.asarray((counts > 0).sum(axis=0)).ravel()
     idf = (np.log((1 + len(text)) / (1 + seen)) + 1).astype(np.float32)
@@ -242,7 +273,7 @@ def fit(examples: Sequence[CheckExample], *, meta: dict[str, Any] | None = None)
     model = LogisticRegression(
         C=C_REGULARISATION, class_weight="balanced", solver="liblinear", max_iter=2000
     )
-    model.fit(matrix[:, used], target)
+    model.fit(matrix[:, used], target, sample_weight=weights)
     coef = np.zeros(N_FEATURES, dtype=np.float32)
     coef[used] = model.coef_.ravel()
     info = {"candidates": int(len(target)), "positives": int(target.sum()), **(meta or {})}
@@ -297,7 +328,8 @@ def choose_thresholds(
     out they keep fewer clauses for more passages)."""
     chosen = list(only) if only is not None else list(range(len(examples)))
     best = _best_scores(examples, scores, chosen)
-    pooled = np.sort(np.concatenate([np.array(v) for v in best.values()]))[::-1]
+    caught = [np.array(v) for v in best.values()]
+    pooled = np.sort(np.concatenate(caught))[::-1] if caught else np.zeros(0)
     level = float(pooled[int(np.ceil(recall * len(pooled))) - 1]) if len(pooled) else 0.0
     thresholds = {}
     judged = {

@@ -50,6 +50,7 @@ class Example:
     clauses: list[tuple[str, list[int]]]  # each labelled clause: category, passages it overlaps
     weight: float = 1.0
     bare_headings: np.ndarray | None = None  # bool per passage: a heading alone, never routed
+    view_weights: np.ndarray | None = None  # per passage, instead of ``weight`` (decisions)
 
 
 @dataclass
@@ -125,7 +126,12 @@ def fit(
     from sklearn.linear_model import LogisticRegression
 
     passages = [view for example in examples for view in example.views]
-    weights = np.concatenate([np.full(len(e.views), e.weight) for e in examples])
+    weights = np.concatenate(
+        [
+            e.view_weights if e.view_weights is not None else np.full(len(e.views), e.weight)
+            for e in examples
+        ]
+    )
     counts = hasher().transform(passages)
     documents_with = np.asarray((counts > 0).sum(axis=0)).ravel()
     idf = (np.log((1 + len(passages)) / (1 + documents_with)) + 1).astype(np.float32)

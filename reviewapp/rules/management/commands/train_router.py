@@ -8,11 +8,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.accounts.models import Organisation
 from reviewapp.rules.evaluation import is_labelled_folder
-from reviewapp.rules.router_training import (
-    RouterTrainingError,
-    router_train_from_folder,
-    router_train_organisation,
-)
+from reviewapp.rules.organisation_training import router_train_organisation
+from reviewapp.rules.router_training import RouterTrainingError, router_train_from_folder
 
 
 class Command(BaseCommand):
@@ -27,8 +24,16 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, help="write the model file here")
         parser.add_argument(
             "--organisation",
-            help="add this organisation's decisions (name or id) and store the model as its "
-            "next router version, inactive until an admin activates it",
+            help="add this organisation's lawyers' labels (name or id: clauses found there, "
+            "flags they raised, and false flags as negative examples) and store the router, with "
+            "the second-stage check retrained alike, as its next version, inactive until an "
+            "admin activates it (or --activate)",
+        )
+        parser.add_argument(
+            "--activate",
+            action="store_true",
+            help="with --organisation: make the new version the one new reviews use (audited "
+            "as router.activated, as the admins' button is)",
         )
         parser.add_argument("--playbook", default="commercial-en", help="shipped playbook name")
         parser.add_argument("--folds", type=int, default=5)
@@ -43,6 +48,10 @@ class Command(BaseCommand):
             )
         if options["organisation"] is None and options["out"] is None:
             raise CommandError("Say where the model goes: --out FILE, or --organisation NAME.")
+        if options["activate"] and options["organisation"] is None:
+            raise CommandError(
+                "--activate activates an organisation's version: add --organisation."
+            )
         common = {
             "folder": folder,
             "playbook": options["playbook"],
@@ -53,8 +62,15 @@ class Command(BaseCommand):
         try:
             if options["organisation"] is not None:
                 organisation = self._organisation(options["organisation"])
-                version, report = router_train_organisation(organisation=organisation, **common)
-                self.stderr.write(f"stored {version.label} (inactive until an admin activates it)")
+                version, report = router_train_organisation(
+                    organisation=organisation, activate=options["activate"], **common
+                )
+                if options["activate"]:
+                    self.stderr.write(f"stored {version.label}, active for new reviews")
+                else:
+                    self.stderr.write(
+                        f"stored {version.label} (inactive until an admin activates it)"
+                    )
                 model_bytes = None
             else:
                 model, report = router_train_from_folder(**common)
@@ -91,10 +107,33 @@ def format_report(report: dict[str, Any]) -> str:
             f"  {name:7} recall {part['recall']:.3f}  routed share {part['routed_share']:.3f}  "
             f"lowest (>= 10 labels) {lowest.get('category', '-')} {lowest.get('recall', 0):.2f}"
         )
-    decisions = report.get("decisions")
-    if decisions:
-        rows.append(
-            f"  lawyers' decisions: {decisions['labels']} labels, out-of-fold recall "
-            f"{decisions['recall']:.3f} (not acceptable: {decisions['recall_not_acceptable']:.3f})"
-        )
+    rows += _decision_rows(report)
     return "\n".join(rows)
+
+
+def _decision_rows(report: dict[str, Any]) -> list[str]:
+    """The organisation's own decided items: the new version (out of fold, by contract)
+    beside the active one."""
+    rows = []
+    for key, name in (("decisions", "new router"), ("decisions_active", "active router")):
+        part = report.get(key)
+        if part:
+            rows.append(
+                f"  {name:14} on your lawyers' labels ({part['labels']}): clauses flagged "
+                f"{_share(part['recall'])} (not acceptable {_share(part['recall_not_acceptable'])})"
+                f", false flags still raised {_share(part['false_flags_raised'])} "
+                f"of {part['false_flags']}"
+            )
+    for key, name in (("check", "new check"), ("check_active", "active check")):
+        part = report.get(key)
+        if part:
+            rows.append(
+                f"  {name:14} on your lawyers' labels: clauses kept {_share(part['clauses_kept'])}"
+                f" of {part['clauses']}, false flags dropped "
+                f"{_share(part['false_flags_dropped'])} of {part['false_flags']}"
+            )
+    return rows
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
