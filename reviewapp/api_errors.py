@@ -4,7 +4,7 @@ The views' own errors are written that way; this handler gives DRF's (authentica
 permission, not found, method, parse and validation errors) the same shape, and
 ``api_not_found`` answers unknown ``/api/`` paths in JSON instead of an HTML page.
 ``ErrorsDocumentedSchema`` writes the errors every view can answer into the OpenAPI schema
-(400 where there is input, 401, 403, 404 where the path names an object, 429), so a client
+(400 where there is input, 401, 403, 404 where the path names an object or a page, 429), so a client
 generated from it, or Schemathesis, knows each status it may get.
 """
 
@@ -54,14 +54,12 @@ class ErrorsDocumentedSchema(AutoSchema):
 
     def _errors_possible(self) -> list[str]:
         codes = ["401", "403", "429"]
-        if self.method in ("POST", "PUT", "PATCH") or self.get_filter_backends() or self._query():
+        query = {p["name"] for p in self._get_parameters() if p.get("in") == "query"}
+        if self.method in ("POST", "PUT", "PATCH") or self.get_filter_backends() or query:
             codes.append("400")
-        if "{" in self.path:
+        if "{" in self.path or "page" in query:  # a page past the last is not found
             codes.append("404")
         return sorted(codes)
-
-    def _query(self) -> bool:
-        return any(p.get("in") == "query" for p in self._get_parameters())
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -2,9 +2,10 @@
 
 from django.urls import path
 
+from reviewapp import converters  # noqa: F401  (registers the <id:...> converter)
 from reviewapp.audit import views
 
 urlpatterns = [
-    path("contracts/<int:contract_id>/history/", views.contract_history, name="contract-history"),
+    path("contracts/<id:contract_id>/history/", views.contract_history, name="contract-history"),
     path("audit/", views.audit_log, name="audit-log"),
 ]

@@ -13,7 +13,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.exceptions import PermissionDenied as ApiPermissionDenied
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -179,23 +179,35 @@ FILTERS = [
 ]
 
 
+STATUSES = (*ItemStatus.values, ANY_STATUS)
+
+
 def _filters(request: Request) -> ApiFilters:
     def number(name: str) -> int | None:
         value = request.query_params.get(name, "")
-        return int(value) if value.isdigit() else None
+        if value and not value.lstrip("-").isdigit():
+            raise ValidationError({name: ["A whole number."]})
+        if not value:
+            return None
+        return int(value) if abs(int(value)) < 2**63 else -1  # past any id: matches nothing
 
+    number("page_size")  # checked here; the paginator reads it
     wanted = request.query_params.get("status", "")
+    if "status" in request.query_params and wanted not in STATUSES:
+        raise ValidationError({"status": [f"One of {', '.join(STATUSES)}."]})
     return ApiFilters(
         matter=number("matter"),
         contract=number("contract"),
         state=request.query_params.get("state", "")[:24],
         category=request.query_params.get("category", "")[:80],
         claimed_by=request.query_params.get("claimed_by", "")[:150],
-        status=wanted if wanted in (*ItemStatus.values, ANY_STATUS) else "",
+        status=wanted,
     )
 
 
 class QueueListView(APIView):
+    pagination_class = QueuePagination  # the schema then wraps the items in the page's envelope
+
     @extend_schema(
         summary="Queue items of the matters you belong to, most urgent due first",
         parameters=FILTERS,
@@ -203,7 +215,7 @@ class QueueListView(APIView):
     )
     def get(self, request: Request) -> Response:
         items = queue_items_for_api(user=request.user, filters=_filters(request))
-        paginator = QueuePagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(items, request, view=self) or []
         return paginator.get_paginated_response(queue_item_payloads(page))
 

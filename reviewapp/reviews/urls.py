@@ -2,11 +2,12 @@
 
 from django.urls import URLPattern, path
 
+from reviewapp import converters  # noqa: F401  (registers the <id:...> converter)
 from reviewapp.reviews import export_views
 
 urlpatterns: list[URLPattern] = [
     path(
-        f"reviews/<int:review_id>/export.{fmt}",
+        f"reviews/<id:review_id>/export.{fmt}",
         export_views.review_export,
         {"fmt": fmt},
         name=f"review-export-{fmt}",

@@ -12,6 +12,7 @@ from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.reviews.models import PassageLabel
 from tests.queue.test_category_decisions import ASSIGN, BOTH, MFN, reviewed
 from tests.queue.test_flags import TEXT
+from tests.two_factor import enrolled_device
 
 pytestmark = pytest.mark.django_db
 
@@ -101,6 +102,7 @@ def test_decide_errors_have_the_one_shape(item, lawyer):
 
 
 def test_release_over_the_api(item, lawyer, admin):
+    enrolled_device(admin)  # an admin's token works once the admin has a second factor
     api(lawyer).post(f"/api/queue/{item.pk}/claim/")
     released = api(admin).post(f"/api/queue/{item.pk}/release/")
     assert released.status_code == 200 and released.json()["status"] == "OPEN"
