@@ -310,8 +310,8 @@ def _load(url: str, g: Generator) -> None:
             QueueItem._meta.db_table,
             "passage_id, review_id, matter_id, state, severity, reason, status, claimed_by_id, "
             "claimed_at, decided_by_id, decision, note, due_at, escalated_at, created_at, "
-            "decided_at, category",
-            ((*row, "") for row in g.items),
+            "decided_at, category, categories, decisions",
+            ((*row, "", "[]", "{}") for row in g.items),
         )
         _copy(
             cursor,

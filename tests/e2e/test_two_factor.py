@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from playwright.sync_api import expect
 
 from reviewapp.accounts.services import demo_seed
 from tests.processes import web_server
@@ -35,7 +36,7 @@ def test_admin_sets_up_totp_then_signs_in_with_a_code_and_reaches_admin_pages(br
         assert code_input.get_attribute("inputmode") == "numeric"
         code_input.fill(code_from_secret(first.inner_text("#totp-secret")))
         first.click("#setup-form button[type=submit]")
-        assert first.locator("#recovery-codes li").count() == 10
+        expect(first.locator("#recovery-codes li")).to_have_count(10)  # waits for the answer
         first.click("#continue")
         first.wait_for_url(f"{url}/audit/")
         first.wait_for_selector("#audit-events")
