@@ -48,22 +48,22 @@ def main() -> int:
 
 
 def _models():
-    from reviewapp.rules.check import shipped_check_path
-    from reviewapp.rules.check.model import load_check
-    from reviewapp.rules.engine import compile_playbook, load_playbook
-    from reviewapp.rules.router import shipped_router_path
-    from reviewapp.rules.router.model import load_router
+    from reviewapp.text.check import shipped_check_path
+    from reviewapp.text.check.model import load_check
+    from reviewapp.text.engine import compile_playbook, load_playbook
+    from reviewapp.text.router import shipped_router_path
+    from reviewapp.text.router.model import load_router
 
     compiled = compile_playbook(load_playbook(PLAYBOOK))
     return compiled, load_router(shipped_router_path("en")), load_check(shipped_check_path("en"))
 
 
 def _first_stage_and_check(compiled, router, check, text):
-    from reviewapp.contracts.segmentation import segment
-    from reviewapp.rules.check.apply import check_hits
-    from reviewapp.rules.detect import detect_contract_type
-    from reviewapp.rules.engine import scan
-    from reviewapp.rules.router.flags import merge_hits, router_scan
+    from reviewapp.text.check.apply import check_hits
+    from reviewapp.text.contract_type import detect_contract_type
+    from reviewapp.text.engine import scan
+    from reviewapp.text.router.flags import merge_hits, router_scan
+    from reviewapp.text.segmentation import segment
 
     segments = segment(text)
     hits = scan(compiled, text, segments, contract_type=detect_contract_type(text))
@@ -73,7 +73,7 @@ def _first_stage_and_check(compiled, router, check, text):
 
 
 def _timing(args: argparse.Namespace) -> bool:
-    from reviewapp.rules.evaluation import load_documents
+    from reviewapp.text.evaluation import load_documents
 
     documents, _ = load_documents(args.cuad)
     compiled, router, check = _models()
@@ -110,9 +110,9 @@ def _memory_child(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
     django.setup()
-    from reviewapp.contracts.segmentation import segment  # noqa: F401  # the app's modules
-    from reviewapp.rules.engine import compile_playbook, load_playbook
-    from reviewapp.rules.evaluation import load_documents
+    from reviewapp.text.engine import compile_playbook, load_playbook
+    from reviewapp.text.evaluation import load_documents
+    from reviewapp.text.segmentation import segment  # noqa: F401  # the app's modules
 
     documents, _ = load_documents(args.cuad)
     compile_playbook(load_playbook(PLAYBOOK))

@@ -22,13 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewapp.contracts.extraction import (  # noqa: E402
+from reviewapp.text.extraction import (  # noqa: E402
     ExtractionError,
     ExtractionLimits,
     extract_file,
     sandbox,
 )
-from reviewapp.contracts.extraction.quality import word_recovery  # noqa: E402
+from reviewapp.text.extraction.quality import word_recovery  # noqa: E402
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad"
 TARGET_PAGES_PER_SECOND = 60

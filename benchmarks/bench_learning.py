@@ -123,8 +123,8 @@ def learning_run(
     *, train: Path, score: Path, base: Path, folds: int, log: Callable[[str], None]
 ) -> dict[str, Any]:
     """The whole benchmark in the database Django is set up with (a test's, or a private one)."""
-    from reviewapp.rules.evaluation import load_documents
     from reviewapp.rules.organisation_training import router_train_organisation
+    from reviewapp.text.evaluation import load_documents
 
     lawyer, organisation = _people()
     train_docs, categories = load_documents(train)

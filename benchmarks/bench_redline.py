@@ -1,4 +1,4 @@
-"""Exporting the counterparty's Word file with tracked changes (reviews.exports.docx_tracked).
+"""Exporting the counterparty's Word file with tracked changes (reviewapp.text.wordml).
 
     .venv/bin/python benchmarks/bench_redline.py [--pages 60] [--redlines 200]
 
@@ -82,8 +82,8 @@ def main() -> int:
     import django
 
     django.setup()
-    from reviewapp.reviews.exports.docx_tracked import Change, Note, docx_text, docx_tracked
     from reviewapp.reviews.redlines.diff import change_bounds
+    from reviewapp.text.wordml import Change, Note, docx_text, docx_tracked
 
     original = long_docx(args.pages)
     text = docx_text(original)

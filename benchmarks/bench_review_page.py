@@ -47,7 +47,7 @@ PASSWORD = "bench-password-1"
 
 def _contract_text(passages: int, skip: int = 0) -> str:
     """CUAD texts appended in name order (after ``skip`` of them) until ``passages`` passages."""
-    from reviewapp.contracts.segmentation import segment
+    from reviewapp.text.segmentation import segment
 
     parts: list[str] = []
     count = 0
@@ -67,9 +67,9 @@ def _ingested(matter, name: str, text: str):
     """A contract as ingestion and the offline review leave it: passages, flags, draft,
     verifications and queue items."""
     from reviewapp.contracts.models import Contract, DocumentStatus, Passage
-    from reviewapp.contracts.segmentation import segment
     from reviewapp.reviews.inline import review_model_work_run
     from reviewapp.reviews.services import review_scan
+    from reviewapp.text.segmentation import segment
 
     contract = Contract.objects.create(
         matter=matter,

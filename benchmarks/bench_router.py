@@ -50,13 +50,13 @@ def main() -> int:
 
 
 def _timing(args: argparse.Namespace) -> bool:
-    from reviewapp.contracts.normalise import normalise
-    from reviewapp.contracts.segmentation import segment
-    from reviewapp.rules.detect import detect_contract_type
-    from reviewapp.rules.engine import compile_playbook, load_playbook, scan
-    from reviewapp.rules.evaluation import load_documents
-    from reviewapp.rules.router.flags import router_hits
-    from reviewapp.rules.router.model import load_router
+    from reviewapp.text.contract_type import detect_contract_type
+    from reviewapp.text.engine import compile_playbook, load_playbook, scan
+    from reviewapp.text.evaluation import load_documents
+    from reviewapp.text.normalise import normalise
+    from reviewapp.text.router.flags import router_hits
+    from reviewapp.text.router.model import load_router
+    from reviewapp.text.segmentation import segment
 
     documents, _ = load_documents(args.cuad)
     compiled = compile_playbook(load_playbook(PLAYBOOK))
@@ -105,15 +105,15 @@ def _memory_child(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings.local")
     django.setup()
-    from reviewapp.contracts.segmentation import segment
-    from reviewapp.rules.engine import compile_playbook, load_playbook, scan
-    from reviewapp.rules.evaluation import load_documents
+    from reviewapp.text.engine import compile_playbook, load_playbook, scan
+    from reviewapp.text.evaluation import load_documents
+    from reviewapp.text.segmentation import segment
 
     documents, _ = load_documents(args.cuad)
     compiled = compile_playbook(load_playbook(PLAYBOOK))
     before = rss_mb()
-    from reviewapp.rules.router.flags import router_hits
-    from reviewapp.rules.router.model import load_router
+    from reviewapp.text.router.flags import router_hits
+    from reviewapp.text.router.model import load_router
 
     model = load_router(args.model)
     for doc in documents[:20]:

@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewapp.rules.engine import compile_playbook, load_playbook, scan  # noqa: E402
-from reviewapp.rules.evaluation import evaluate, format_table, load_documents  # noqa: E402
+from reviewapp.text.engine import compile_playbook, load_playbook, scan  # noqa: E402
+from reviewapp.text.evaluation import evaluate, format_table, load_documents  # noqa: E402
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad"
 PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"
@@ -54,9 +54,9 @@ def paragraph_segments(text: str, page_spans=None) -> list[Paragraph]:
 
 def segmenter():
     try:
-        from reviewapp.contracts.segmentation import segment
+        from reviewapp.text.segmentation import segment
     except ImportError:
-        print("reviewapp.contracts.segmentation missing: using blank-line paragraphs")
+        print("reviewapp.text.segmentation missing: using blank-line paragraphs")
         return paragraph_segments
     return segment
 

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewapp.contracts.normalise import _normalise  # noqa: E402
-from reviewapp.contracts.segmentation import (  # noqa: E402
+from reviewapp.text.normalise import _normalise  # noqa: E402
+from reviewapp.text.segmentation import (  # noqa: E402
     MAX_PASSAGE_CHARS,
     Segment,
     segment,

@@ -5,7 +5,7 @@ Run: .venv/bin/python benchmarks/facts_accuracy.py [--source txt|pdf|both] [--ha
 
 For every CUAD development contract, the text (the .txt, or the PDF read by the app's own
 extractor, sandboxed as an upload is) is segmented and read by the offline engine's fact finding
-(``reviewapp.rules.facts.find_facts`` over the shipped English playbook's extractors), and each
+(``reviewapp.text.facts.find_facts`` over the shipped English playbook's extractors), and each
 fact's normalised value is compared with the lawyers' normalised answer in labels.jsonl:
 - dates: "7/11/06" is 2006-07-11; "[]/[]/2015" (the contract leaves day and month blank) is
   2015 and only the value 2015 is right; an answer without any digit ("[]/[]/[]") states nothing;
@@ -25,12 +25,12 @@ The finders were tuned looking at the contracts of even index (0, 2, 4, ... in l
 ``--half odd`` scores only the others, a held-out estimate (a near-copy of an even-index
 contract counts as even).
 
-Where the finders give no expiration date, a learned guess may (``reviewapp/rules/facts/guess.py``).
+Where the finders give no expiration date, a learned guess may (``reviewapp/text/facts/guess.py``).
 ``--guess folds`` (the default) scores each contract with a model trained on the other four
 fifths (folds by index modulo 5), so no contract is scored by a model that saw it; ``shipped``
 uses the committed model (trained on all 311: in-sample); ``none`` the finders alone.
 ``--train PATH`` writes a model trained on every contract read (the shipped one is
-``--source txt --train reviewapp/rules/facts/shipped/expiration-en.json``).
+``--source txt --train reviewapp/text/facts/shipped/expiration-en.json``).
 """
 
 from __future__ import annotations
@@ -50,14 +50,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewapp.contracts.extraction import ExtractionError, ExtractionLimits, extract_file  # noqa: E402
-from reviewapp.contracts.segmentation import segment  # noqa: E402
-from reviewapp.rules.engine import compile_playbook, extract_facts, load_playbook  # noqa: E402
-from reviewapp.rules.facts import find_facts  # noqa: E402
-from reviewapp.rules.facts import guess as guessing  # noqa: E402
-from reviewapp.rules.facts.durations import parse_duration  # noqa: E402
-from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction  # noqa: E402
-from reviewapp.rules.facts.model import PERPETUAL  # noqa: E402
+from reviewapp.text.engine import compile_playbook, extract_facts, load_playbook  # noqa: E402
+from reviewapp.text.extraction import ExtractionError, ExtractionLimits, extract_file  # noqa: E402
+from reviewapp.text.facts import find_facts  # noqa: E402
+from reviewapp.text.facts import guess as guessing  # noqa: E402
+from reviewapp.text.facts.durations import parse_duration  # noqa: E402
+from reviewapp.text.facts.jurisdictions import normalise_jurisdiction  # noqa: E402
+from reviewapp.text.facts.model import PERPETUAL  # noqa: E402
+from reviewapp.text.segmentation import segment  # noqa: E402
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad"
 PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"

@@ -35,7 +35,7 @@ def main() -> int:
     parser.add_argument("labels", type=Path, help="labelled folder (labels.jsonl)")
     parser.add_argument("review", type=Path, help="output of manage.py review --format jsonl")
     args = parser.parse_args()
-    from reviewapp.rules.evaluation import load_documents
+    from reviewapp.text.evaluation import load_documents
 
     documents, categories = load_documents(args.labels)
     by_name = {Path(d.id).name: d for d in documents}

@@ -4,7 +4,7 @@ Run: .venv/bin/python benchmarks/pdf_parity.py [--count 60] [--seed 7] [--show-m
 
 Takes a seeded sample of the CUAD contracts, extracts each PDF with the app's extractor
 (sandboxed, as an upload is), and scores the shipped playbook on the PDF text and on the .txt
-of the same contracts with ``reviewapp.rules.evaluation.evaluate``: a lawyer-labelled clause of
+of the same contracts with ``reviewapp.text.evaluation.evaluate``: a lawyer-labelled clause of
 category C is caught when a flagged passage with a hit of category C overlaps it.
 
 The labels are character offsets into the .txt. They are carried onto the PDF text by aligning
@@ -27,12 +27,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewapp.contracts.extraction import ExtractionLimits, extract_file  # noqa: E402
-from reviewapp.contracts.normalise import normalise  # noqa: E402
-from reviewapp.rules.engine import compile_playbook, load_playbook  # noqa: E402
-from reviewapp.rules.evaluation import Document, evaluate, load_documents  # noqa: E402
-from reviewapp.rules.router import shipped_router_path  # noqa: E402
-from reviewapp.rules.router.model import load_router  # noqa: E402
+from reviewapp.text.engine import compile_playbook, load_playbook  # noqa: E402
+from reviewapp.text.evaluation import Document, evaluate, load_documents  # noqa: E402
+from reviewapp.text.extraction import ExtractionLimits, extract_file  # noqa: E402
+from reviewapp.text.normalise import normalise  # noqa: E402
+from reviewapp.text.router import shipped_router_path  # noqa: E402
+from reviewapp.text.router.model import load_router  # noqa: E402
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad"
 PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"

@@ -28,10 +28,10 @@ sys.path.insert(0, str(HERE))
 
 from bench_scan import CUAD, PLAYBOOK  # noqa: E402
 
-from reviewapp.contracts.segmentation import segment  # noqa: E402
-from reviewapp.rules.detect import detect_contract_type  # noqa: E402
-from reviewapp.rules.engine import compile_playbook, load_playbook, scan  # noqa: E402
-from reviewapp.rules.evaluation import evaluate, load_documents  # noqa: E402
+from reviewapp.text.contract_type import detect_contract_type  # noqa: E402
+from reviewapp.text.engine import compile_playbook, load_playbook, scan  # noqa: E402
+from reviewapp.text.evaluation import evaluate, load_documents  # noqa: E402
+from reviewapp.text.segmentation import segment  # noqa: E402
 
 SHARES = (0.15, 0.20, 0.25, 0.30, 0.35, 0.40)
 

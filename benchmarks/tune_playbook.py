@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_scan import CUAD, PLAYBOOK, segmenter  # noqa: E402
 
-from reviewapp.rules.evaluation import evaluate, format_table, load_documents  # noqa: E402
+from reviewapp.text.evaluation import evaluate, format_table, load_documents  # noqa: E402
 
 
 def split(documents, half: str, seed: int):

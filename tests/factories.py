@@ -7,7 +7,6 @@ from pathlib import Path
 
 from reviewapp.accounts.models import Matter, Organisation
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage
-from reviewapp.contracts.segmentation import segment
 from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.rules.models import Playbook
 from reviewapp.rules.services import (
@@ -16,6 +15,7 @@ from reviewapp.rules.services import (
     playbook_sync_defaults,
     playbook_version_create,
 )
+from reviewapp.text.segmentation import segment
 
 # A small contract and a playbook with one hard rule (MFN: REJECTED) and one verify rule
 # (assignment), shared by the tests of the queue, the audit log, exports and the pages.

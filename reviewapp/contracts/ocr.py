@@ -12,8 +12,8 @@ import re
 
 from django.conf import settings
 
-from reviewapp.contracts.extraction.core import ExtractedDocument
-from reviewapp.contracts.extraction.ocr import HOW_TO_ENABLE, PageCallback, ocr_pdf, ocr_unavailable
+from reviewapp.text.extraction.core import ExtractedDocument
+from reviewapp.text.extraction.ocr import HOW_TO_ENABLE, PageCallback, ocr_pdf, ocr_unavailable
 
 _PAGES = re.compile(r"^(\d+) pages")
 # A time limit must stay under the broker's visibility timeout, or the task is delivered twice.

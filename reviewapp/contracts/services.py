@@ -20,13 +20,6 @@ from django.utils.translation import gettext
 
 from reviewapp.accounts.models import Matter
 from reviewapp.audit.recorders import audit_contract_upload
-from reviewapp.contracts.extraction import (
-    ExtractedDocument,
-    ExtractionError,
-    ExtractionLimits,
-    detect_kind,
-)
-from reviewapp.contracts.extraction.errors import Problem
 from reviewapp.contracts.intake.codes import ENTRY_MESSAGES, FailureCode
 from reviewapp.contracts.intake.progress import intake_progress_publish
 from reviewapp.contracts.models import (
@@ -37,11 +30,18 @@ from reviewapp.contracts.models import (
     Passage,
 )
 from reviewapp.contracts.ocr import ocr_missing_message, ocr_page_count, ocr_read
-from reviewapp.contracts.segmentation import segment
 from reviewapp.contracts.selectors import matter_storage_used
 from reviewapp.contracts.unlocked import contract_extract
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.services import review_scan
+from reviewapp.text.extraction import (
+    ExtractedDocument,
+    ExtractionError,
+    ExtractionLimits,
+    detect_kind,
+)
+from reviewapp.text.extraction.errors import Problem
+from reviewapp.text.segmentation import segment
 
 logger = logging.getLogger(__name__)
 

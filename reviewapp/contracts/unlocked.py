@@ -20,8 +20,8 @@ from typing import IO, Any
 
 from django.core.files import File
 
-from reviewapp.contracts.extraction import ExtractedDocument, ExtractionLimits, extract_file
 from reviewapp.contracts.models import Contract
+from reviewapp.text.extraction import ExtractedDocument, ExtractionLimits, extract_file
 
 SUFFIX = ".unlocked.pdf"
 

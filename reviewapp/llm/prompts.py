@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from reviewapp.contracts.normalise import normalise
 from reviewapp.llm.schemas import RECORD_VERDICTS_TOOL
+from reviewapp.text.normalise import normalise
 
 WITHHELD = "[withheld: text addressed to an AI]"
 
@@ -84,7 +84,7 @@ def contract_prefix(
     """The contract as the cached system block: one ``[P<index>] <text>`` line per passage.
 
     ``withheld`` are absolute (start, end) offsets into ``text``; passages carry the normalised
-    text (``reviewapp.contracts.normalise``), so each is located in the normalised contract
+    text (``reviewapp.text.normalise``), so each is located in the normalised contract
     (passages come in order and are slices of it) with the withheld spans mapped onto it, and the
     withheld part replaced. A passage that cannot be located has every withheld snippet's text
     replaced instead. Whitespace inside a passage collapses to single spaces so every passage

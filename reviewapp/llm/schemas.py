@@ -52,7 +52,7 @@ RECORD_VERDICTS_TOOL: dict[str, Any] = {
 }
 
 # The draft's key facts: each names the passage it was read from and quotes it, so the code can
-# check the quote and normalise the words like the offline engine's (reviewapp.rules.facts).
+# check the quote and normalise the words like the offline engine's (reviewapp.text.facts).
 KEY_FACT_SINGLE = (
     "agreement_date",
     "effective_date",

@@ -7,8 +7,8 @@ only adds the order of passage states and the tuple form the SQL aggregates inde
 from __future__ import annotations
 
 from reviewapp.contracts.models import PassageState
-from reviewapp.rules.engine.model import SEVERITY_RANK as _ENGINE_SEVERITY_RANK
-from reviewapp.rules.engine.model import severity_rank
+from reviewapp.text.engine.model import SEVERITY_RANK as _ENGINE_SEVERITY_RANK
+from reviewapp.text.engine.model import severity_rank
 
 STATE_RANK: tuple[str, ...] = (
     PassageState.REJECTED,

@@ -55,10 +55,10 @@ from reviewapp.reviews.models import (
     VerificationStatus,
 )
 from reviewapp.reviews.services import first_stage_scan, review_refresh_status, rule_firings
-from reviewapp.rules.detect import detect_contract_type, detect_language
-from reviewapp.rules.engine import passage_states
 from reviewapp.rules.models import PlaybookVersion
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
+from reviewapp.text.contract_type import detect_contract_type, detect_language
+from reviewapp.text.engine import passage_states
 
 RERUN_ROLES = frozenset({Role.ADMIN, Role.REVIEWER})
 LAWYER_STATES = frozenset({PassageState.NEEDS_HUMAN_REVIEW, PassageState.REJECTED})

@@ -21,10 +21,10 @@ from reviewapp.reviews.acting_for.clauses import clause_side
 from reviewapp.reviews.acting_for.selectors import Sides, acting_sides_by_contract
 from reviewapp.reviews.models import RuleFiring, Verification
 from reviewapp.reviews.reasons import rationale_for_side
-from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX
-from reviewapp.rules.engine.side import speak_for
 from reviewapp.rules.models import PlaybookVersion
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.model import ROUTER_CONTEXT_SUFFIX
+from reviewapp.text.engine.side import speak_for
 
 MODEL_DRAFT_RULE = "model.draft"
 

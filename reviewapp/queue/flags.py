@@ -35,9 +35,9 @@ from reviewapp.reviews.transitions import (
     passage_state_publish,
     review_refresh_status,
 )
-from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.selectors import flaggable_categories
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.model import severity_rank
 
 NOTE_MAX_CHARS = 5000
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reviewapp.reviews.models import RuleFiring
-from reviewapp.rules.engine.model import severity_rank
+from reviewapp.text.engine.model import severity_rank
 
 
 def item_questions(compiled: Any, firings: Sequence[RuleFiring]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from reviewapp.accounts.selectors import AnyUser
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.queue.records import DECIDERS
-from reviewapp.rules.engine.model import SEVERITIES, SEVERITY_RANK
+from reviewapp.text.engine.model import SEVERITIES, SEVERITY_RANK
 
 STATES = (PassageState.REJECTED, PassageState.NEEDS_HUMAN_REVIEW)
 GROUPINGS = ("", "contract")

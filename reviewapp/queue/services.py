@@ -40,8 +40,8 @@ from reviewapp.queue.tasks import mention_mail_send
 from reviewapp.realtime.events import event_publish, user_notice_push
 from reviewapp.reviews.acting_for.selectors import acting_sides
 from reviewapp.reviews.models import Review, RuleFiring
-from reviewapp.rules.engine.model import SEVERITY_RANK
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.model import SEVERITY_RANK
 
 __all__ = [
     "DECIDERS",

@@ -19,8 +19,8 @@ from reviewapp.queue.records import item_publish, queue_history_add
 from reviewapp.reviews.acting_for.clauses import severity_for_our_side
 from reviewapp.reviews.acting_for.selectors import Sides, acting_sides_by_contract
 from reviewapp.reviews.models import RuleFiring
-from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.model import severity_rank
 
 
 def flagged_severity(compiled: Any, firings: Sequence[RuleFiring]) -> str:

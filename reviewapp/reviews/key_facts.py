@@ -9,7 +9,7 @@ come back under the CUAD names with ``display`` set and ``value`` left ``None``.
 
 ``model_key_facts`` turns the facts of a Claude draft into the stored shape: each quote is checked
 against its passage (whitespace-insensitive), and the words go through the offline engine's
-normalisation (``reviewapp.rules.facts.normalise_fact``); a fact whose quote is not in its passage
+normalisation (``reviewapp.text.facts.normalise_fact``); a fact whose quote is not in its passage
 keeps its words but no value, and says ``verified: false``.
 """
 
@@ -23,10 +23,11 @@ from typing import Any
 from django.utils import formats
 from django.utils.translation import gettext
 
-from reviewapp.rules.facts import normalise_fact
-from reviewapp.rules.facts.dates import as_date
-from reviewapp.rules.facts.durations import add_duration, parse_duration
-from reviewapp.rules.facts.model import (
+from reviewapp.rules.labels import category_label
+from reviewapp.text.facts import normalise_fact
+from reviewapp.text.facts.dates import as_date
+from reviewapp.text.facts.durations import add_duration, parse_duration
+from reviewapp.text.facts.model import (
     AGREEMENT_DATE,
     AMOUNTS,
     DATE_FACTS,
@@ -40,8 +41,7 @@ from reviewapp.rules.facts.model import (
     RENEWAL_TERM,
     Fact,
 )
-from reviewapp.rules.facts.parties import parties_shown, party_name
-from reviewapp.rules.labels import category_label
+from reviewapp.text.facts.parties import parties_shown, party_name
 
 from .models import Review
 

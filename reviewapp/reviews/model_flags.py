@@ -24,8 +24,8 @@ from reviewapp.reviews.models import (
 )
 from reviewapp.reviews.states import DRAFT_FLOW, check_transition
 from reviewapp.reviews.transitions import passage_state_publish, review_refresh_status
-from reviewapp.rules.engine import SEVERITIES
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine import SEVERITIES
 
 logger = logging.getLogger(__name__)
 

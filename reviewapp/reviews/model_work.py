@@ -63,10 +63,10 @@ from reviewapp.reviews.reasons import (
 )
 from reviewapp.reviews.slots import model_call_slot
 from reviewapp.reviews.transitions import Move, passages_transition
-from reviewapp.rules.citations import rationale as citation_rationale
-from reviewapp.rules.engine import OfflineVerdict, offline_verdict
-from reviewapp.rules.engine.model import severity_rank
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.citations import rationale as citation_rationale
+from reviewapp.text.engine import OfflineVerdict, offline_verdict
+from reviewapp.text.engine.model import severity_rank
 
 INJECTION_CATEGORY = "Prompt Injection"
 

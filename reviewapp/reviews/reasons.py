@@ -10,11 +10,11 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp.contracts.models import PassageState
-from reviewapp.contracts.normalise import normalise
 from reviewapp.llm import NO_VERDICT, QUOTE_NOT_FOUND
 from reviewapp.reviews.acting_for.selectors import Sides
-from reviewapp.rules import citations
-from reviewapp.rules.engine.side import speak_for
+from reviewapp.text import citations
+from reviewapp.text.engine.side import speak_for
+from reviewapp.text.normalise import normalise
 
 LLM_UNAVAILABLE = "LLM_UNAVAILABLE"
 RULE_REQUIRES_HUMAN = "RULE_REQUIRES_HUMAN"

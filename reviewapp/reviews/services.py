@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
-from reviewapp.contracts.normalise import normalise
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.lawyer_labels import refused_categories
 from reviewapp.reviews.models import (
@@ -36,13 +35,14 @@ from reviewapp.reviews.transitions import (
     review_refresh_status,
     review_status_of,
 )
-from reviewapp.rules.check.apply import Checked, check_hits
 from reviewapp.rules.checks import check_for
-from reviewapp.rules.detect import detect_contract_type, detect_language
-from reviewapp.rules.engine import CompiledPlaybook, RuleHit, passage_states, scan
-from reviewapp.rules.router.flags import merge_hits, router_scan
 from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
+from reviewapp.text.check.apply import Checked, check_hits
+from reviewapp.text.contract_type import detect_contract_type, detect_language
+from reviewapp.text.engine import CompiledPlaybook, RuleHit, passage_states, scan
+from reviewapp.text.normalise import normalise
+from reviewapp.text.router.flags import merge_hits, router_scan
 
 __all__ = [  # the moves live in reviews.transitions; these names stay importable from here
     "passage_move",

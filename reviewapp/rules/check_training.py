@@ -10,14 +10,14 @@ from typing import Any
 
 from django.utils import timezone
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.check import training
-from reviewapp.rules.check.model import CheckModel
 from reviewapp.rules.decision_labels import DecisionLabel, decided_passages
-from reviewapp.rules.detect import detect_contract_type
-from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.model import RouterModel, load_router
 from reviewapp.rules.router_training import labelled_folder
+from reviewapp.text.check import training
+from reviewapp.text.check.model import CheckModel
+from reviewapp.text.contract_type import detect_contract_type
+from reviewapp.text.router import shipped_router_path
+from reviewapp.text.router.model import RouterModel, load_router
+from reviewapp.text.segmentation import segment
 
 Log = Callable[[str], None]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 import threading
 
-from reviewapp.rules.check import shipped_check_path
-from reviewapp.rules.check.model import CheckModel, load_check
 from reviewapp.rules.models import RouterVersion
+from reviewapp.text.check import shipped_check_path
+from reviewapp.text.check.model import CheckModel, load_check
 
 _loaded: dict[str, tuple[CheckModel | None, str]] = {}
 _by_version: dict[int, tuple[CheckModel, str]] = {}  # versions never change

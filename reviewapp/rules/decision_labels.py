@@ -21,14 +21,14 @@ from typing import Any
 from django.db.models import QuerySet
 
 from reviewapp.contracts.models import Passage
-from reviewapp.rules.engine import SimplePassage, scan
-from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, is_router_rule
 from reviewapp.rules.models import PlaybookVersion
-from reviewapp.rules.router.features import PassageView, passage_view
-from reviewapp.rules.router.flags import merge_hits, router_hits
-from reviewapp.rules.router.model import RouterModel
-from reviewapp.rules.router.training import Example
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine import SimplePassage, scan
+from reviewapp.text.engine.model import ROUTER_CONTEXT_SUFFIX, is_router_rule
+from reviewapp.text.router.features import PassageView, passage_view
+from reviewapp.text.router.flags import merge_hits, router_hits
+from reviewapp.text.router.model import RouterModel
+from reviewapp.text.router.training import Example
 
 NOT_ACCEPTABLE_WEIGHT = 2.0
 # ``reviews.LabelKind`` values, read as plain strings (reviews sits above rules).
@@ -310,7 +310,7 @@ def score_on_decisions(
 ) -> dict[str, Any]:
     """How many of the organisation's decided passages the playbook (and router) would flag
     with their category today; clauses found not acceptable are the ones that must not slip."""
-    from reviewapp.rules.evaluation import compiled_playbook
+    from reviewapp.text.evaluation import compiled_playbook
 
     compiled = compiled_playbook(playbook)
     labels = decision_labels(organisation_id=organisation.pk)

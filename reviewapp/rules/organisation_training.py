@@ -11,19 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reviewapp.rules.check import shipped_check_path
-from reviewapp.rules.check.model import feature_matrix
-from reviewapp.rules.check.training import examples_from_passages
 from reviewapp.rules.check_training import check_train_organisation, decision_check_figures
 from reviewapp.rules.checks import check_for
 from reviewapp.rules.decision_labels import DecisionLabel, decided_passages
-from reviewapp.rules.engine import compile_playbook, load_playbook
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.model import RouterModel, load_router
 from reviewapp.rules.router_training import router_fit_organisation
 from reviewapp.rules.routers import router_for, router_version_activate, router_version_create
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.check import shipped_check_path
+from reviewapp.text.check.model import feature_matrix
+from reviewapp.text.check.training import examples_from_passages
+from reviewapp.text.engine import compile_playbook, load_playbook
+from reviewapp.text.router import shipped_router_path
+from reviewapp.text.router.model import RouterModel, load_router
 
 Log = Callable[[str], None]
 

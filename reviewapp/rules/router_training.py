@@ -10,7 +10,6 @@ from django.conf import settings
 from django.utils import timezone
 
 from reviewapp.accounts.models import Organisation
-from reviewapp.contracts.segmentation import segment
 from reviewapp.rules.decision_labels import (
     DecisionLabel,
     decided_since,
@@ -19,14 +18,15 @@ from reviewapp.rules.decision_labels import (
     labels_by_contract,
     router_decision_figures,
 )
-from reviewapp.rules.detect import detect_contract_type
-from reviewapp.rules.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
-from reviewapp.rules.evaluation import LabelsUnreadable, read_labelled_folder
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.router import training
-from reviewapp.rules.router.model import RouterModel
 from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.contract_type import detect_contract_type
+from reviewapp.text.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
+from reviewapp.text.evaluation import LabelsUnreadable, read_labelled_folder
+from reviewapp.text.router import training
+from reviewapp.text.router.model import RouterModel
+from reviewapp.text.segmentation import segment
 
 Log = Callable[[str], None]
 

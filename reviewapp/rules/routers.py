@@ -11,10 +11,10 @@ from django.db import transaction
 
 from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_router_change
-from reviewapp.rules.check.model import CheckModel
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.router import SHIPPED_DIR
-from reviewapp.rules.router.model import RouterModel, load_router
+from reviewapp.text.check.model import CheckModel
+from reviewapp.text.router import SHIPPED_DIR
+from reviewapp.text.router.model import RouterModel, load_router
 
 _loaded: dict[int, RouterModel] = {}
 _loaded_lock = threading.Lock()

@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 from reviewapp.accounts.models import Organisation
 from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_playbook_change
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.engine import (
+from reviewapp.rules.models import Playbook, PlaybookVersion
+from reviewapp.text.engine import (
     CompiledPlaybook,
     RuleError,
     compile_playbook,
@@ -24,10 +24,10 @@ from reviewapp.rules.engine import (
     load_playbook_data,
     scan,
 )
-from reviewapp.rules.engine.bounded_yaml import YamlRefused, load_bounded
-from reviewapp.rules.engine.model import Playbook as EnginePlaybook
-from reviewapp.rules.engine.scanner import CpuBudget, ScanTooLong
-from reviewapp.rules.models import Playbook, PlaybookVersion
+from reviewapp.text.engine.bounded_yaml import YamlRefused, load_bounded
+from reviewapp.text.engine.model import Playbook as EnginePlaybook
+from reviewapp.text.engine.scanner import CpuBudget, ScanTooLong
+from reviewapp.text.segmentation import segment
 
 DEFAULTS_DIR = Path(__file__).resolve().parent / "playbooks"
 FALLBACK_LANGUAGE = "en"

@@ -21,7 +21,8 @@ import pytest
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
-from reviewapp.contracts.extraction import (
+from reviewapp.text.engine import RuleHit, compile_playbook, load_playbook, scan
+from reviewapp.text.extraction import (
     ExtractedDocument,
     ExtractionError,
     ExtractionLimits,
@@ -29,11 +30,10 @@ from reviewapp.contracts.extraction import (
     extract_file,
     sandbox,
 )
-from reviewapp.contracts.extraction import content_stream as fast_parser
-from reviewapp.contracts.extraction.furniture import strip_page_furniture
-from reviewapp.contracts.extraction.quality import word_recovery
-from reviewapp.contracts.segmentation import Segment, segment
-from reviewapp.rules.engine import RuleHit, compile_playbook, load_playbook, scan
+from reviewapp.text.extraction import content_stream as fast_parser
+from reviewapp.text.extraction.furniture import strip_page_furniture
+from reviewapp.text.extraction.quality import word_recovery
+from reviewapp.text.segmentation import Segment, segment
 
 from . import hostile_files as files
 
@@ -309,8 +309,7 @@ def test_docx_is_detected_from_its_zip_directory_whatever_its_name(tmp_path: Pat
 @pytest.mark.slow  # starts a Python process
 def test_parent_does_not_import_the_parsers() -> None:
     code = (
-        "import sys, reviewapp.contracts.extraction;"
-        "print('pypdf' in sys.modules, 'docx' in sys.modules)"
+        "import sys, reviewapp.text.extraction;print('pypdf' in sys.modules, 'docx' in sys.modules)"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True

@@ -3,8 +3,8 @@ over a page break read "know-how, 2 show-how")."""
 
 from __future__ import annotations
 
-from reviewapp.contracts.extraction import ExtractionLimits, extract_file
-from reviewapp.contracts.extraction.furniture import strip_page_furniture
+from reviewapp.text.extraction import ExtractionLimits, extract_file
+from reviewapp.text.extraction.furniture import strip_page_furniture
 from tests.contracts.hostile_files import make_text_pdf
 
 FOOTER = "Source: ACME CORP., 10-K, 3/1/2019"

@@ -1,4 +1,4 @@
-"""One normalised text for rules and segmentation, offsets kept (reviewapp.contracts.normalise)."""
+"""One normalised text for rules and segmentation, offsets kept (reviewapp.text.normalise)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from reviewapp.contracts.normalise import normalise
-from reviewapp.rules.engine import Rule, compile_playbook, extract_facts, offline_verdict, scan
-from reviewapp.rules.engine.model import FactExtractor, Playbook, SimplePassage
+from reviewapp.text.engine import Rule, compile_playbook, extract_facts, offline_verdict, scan
+from reviewapp.text.engine.model import FactExtractor, Playbook, SimplePassage
+from reviewapp.text.normalise import normalise
 
 # --- each kind of change -----------------------------------------------------------------------
 

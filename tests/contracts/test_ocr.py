@@ -10,10 +10,10 @@ import pytest
 from django.test import override_settings
 
 from reviewapp.contracts import ocr as ocr_settings
-from reviewapp.contracts.extraction.quality import word_recovery
 from reviewapp.contracts.models import DocumentStatus
 from reviewapp.contracts.ocr import ocr_page_count, ocr_time_limit_s
 from reviewapp.realtime.models import Event
+from reviewapp.text.extraction.quality import word_recovery
 from tests.contracts import hostile_files as hf
 from tests.factories import upload_and_ingest
 from tests.tools import need_program

@@ -8,7 +8,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from reviewapp.contracts.extraction import speedups
+from reviewapp.text.extraction import speedups
 
 ROOT = Path(__file__).resolve().parents[2]
 

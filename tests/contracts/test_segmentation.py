@@ -1,4 +1,4 @@
-"""Splitting contract text into passages (reviewapp.contracts.segmentation)."""
+"""Splitting contract text into passages (reviewapp.text.segmentation)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.contracts.segmentation import MAX_PASSAGE_CHARS, Segment, segment
+from reviewapp.text.segmentation import MAX_PASSAGE_CHARS, Segment, segment
 
 CUAD_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cuad"
 

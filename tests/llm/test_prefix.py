@@ -59,8 +59,8 @@ def test_system_prompt_marks_contract_as_untrusted_and_caches_only_the_contract(
 def test_text_addressed_to_an_ai_is_withheld_in_a_pdf_text_with_no_break_spaces():
     """PDF text carries no-break spaces; passages hold the normalised text, the withheld range
     is an offset into the stored text: the planted words must still not reach the model."""
-    from reviewapp.contracts.normalise import normalise
-    from reviewapp.contracts.segmentation import segment
+    from reviewapp.text.normalise import normalise
+    from reviewapp.text.segmentation import segment
 
     stored = CONTRACT.replace(" ", "\u00a0")
     start, end = PLANTED_RANGE

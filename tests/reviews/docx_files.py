@@ -16,7 +16,7 @@ from docx.oxml.ns import qn
 from docx.oxml.parser import OxmlElement
 from lxml import etree
 
-from reviewapp.reviews.exports.docx_tracked import docx_text
+from reviewapp.text.wordml import docx_text
 from tests.tools import need_program
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"

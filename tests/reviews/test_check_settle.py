@@ -14,7 +14,7 @@ from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.models import ActorKind, PassageTransition, RuleFiring, Verification
 from reviewapp.reviews.reopen import ReopenRefused, passage_flag_reopen
 from reviewapp.reviews.services import review_scan
-from reviewapp.rules.check.model import N_FEATURES, CheckModel
+from reviewapp.text.check.model import N_FEATURES, CheckModel
 from tests.factories import active_playbook, ingested_contract
 
 pytestmark = pytest.mark.django_db

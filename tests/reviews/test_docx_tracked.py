@@ -1,4 +1,4 @@
-"""Tracked changes and comments in the counterparty's own Word file (exports.docx_tracked)."""
+"""Tracked changes and comments in the counterparty's own Word file (reviewapp.text.wordml)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from reviewapp.reviews.exports.docx_tracked import (
+from reviewapp.text.wordml import (
     Change,
     Note,
     TextMismatch,

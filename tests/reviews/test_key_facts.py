@@ -15,7 +15,7 @@ from reviewapp.reviews.exports.json_export import json_export_data
 from reviewapp.reviews.exports.selectors import review_export_model
 from reviewapp.reviews.key_facts import fact_shown, facts_from_data, facts_of
 from reviewapp.reviews.models import DraftStatus, Review
-from reviewapp.rules.facts.dates import as_date
+from reviewapp.text.facts.dates import as_date
 from tests.fakes.messages_server import BrainRequest, ScriptedBrain, running_server
 
 CONTRACT = """SUPPLY AGREEMENT

@@ -10,11 +10,11 @@ from django.core.files.base import ContentFile
 from reviewapp.accounts.models import Membership, Role
 from reviewapp.audit.models import AuditEvent
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage
-from reviewapp.contracts.segmentation import segment
-from reviewapp.reviews.exports.docx_tracked import docx_text
 from reviewapp.reviews.models import Redline, RedlineStatus
 from reviewapp.reviews.redlines.services import redline_proposal
 from reviewapp.reviews.services import review_scan
+from reviewapp.text.segmentation import segment
+from reviewapp.text.wordml import docx_text
 from tests.factories import active_playbook, ingested_contract, upload_and_ingest
 from tests.reviews.docx_files import (
     accepted_text,

@@ -7,10 +7,10 @@ import tracemalloc
 
 import pytest
 
-from reviewapp.rules.engine import RuleError, load_playbook
-from reviewapp.rules.engine.bounded_yaml import YamlRefused, load_bounded
 from reviewapp.rules.models import Playbook
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.engine import RuleError, load_playbook
+from reviewapp.text.engine.bounded_yaml import YamlRefused, load_bounded
 
 
 def alias_bomb(levels: int = 9) -> str:
@@ -79,7 +79,7 @@ def test_deep_yaml_through_the_api_is_a_json_400_not_a_500(admin_client):
 
 def test_a_long_invalid_value_is_not_echoed():
     source = "name: x\nversion: '1'\nlanguage: " + "q" * 5000 + "\nrules: [{id: a, category: b}]\n"
-    from reviewapp.rules.engine import load_playbook_data
+    from reviewapp.text.engine import load_playbook_data
 
     with pytest.raises(RuleError) as error:
         load_playbook_data(load_bounded(source))

@@ -9,18 +9,18 @@ import json
 import numpy as np
 import pytest
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.check import shipped_check_path
-from reviewapp.rules.check import training as check_training
-from reviewapp.rules.check.apply import check_hits
-from reviewapp.rules.check.features import Candidate
-from reviewapp.rules.check.model import CheckFileInvalid, load_check
-from reviewapp.rules.check.training import CheckExample, choose_thresholds
-from reviewapp.rules.engine import RuleError, compile_playbook, load_playbook, load_playbook_data
-from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.flags import merge_hits, router_scan
-from reviewapp.rules.router.model import load_router
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.check import shipped_check_path
+from reviewapp.text.check import training as check_training
+from reviewapp.text.check.apply import check_hits
+from reviewapp.text.check.features import Candidate
+from reviewapp.text.check.model import CheckFileInvalid, load_check
+from reviewapp.text.check.training import CheckExample, choose_thresholds
+from reviewapp.text.engine import RuleError, compile_playbook, load_playbook, load_playbook_data
+from reviewapp.text.router import shipped_router_path
+from reviewapp.text.router.flags import merge_hits, router_scan
+from reviewapp.text.router.model import load_router
+from reviewapp.text.segmentation import segment
 
 
 def _example(n: int, *, clause: bool) -> CheckExample:
@@ -78,7 +78,7 @@ def test_artefact_round_trips_without_pickle(trained, tmp_path):
         header = json.loads(arrays["header"].tobytes())
     assert header["format"] == "clausewise.check/1"
     loaded = load_check(path)
-    from reviewapp.rules.check.model import feature_matrix
+    from reviewapp.text.check.model import feature_matrix
 
     example = examples[1]
     before = model.probabilities(feature_matrix(example.text, example.shape, model.idf))
@@ -98,7 +98,7 @@ def test_a_file_that_needs_pickle_is_refused(tmp_path):
 
 def test_explanation_names_the_weighing_features(trained):
     model, _, examples = trained
-    from reviewapp.rules.check.model import feature_matrix
+    from reviewapp.text.check.model import feature_matrix
 
     example = examples[1]
     matrix = feature_matrix(example.text, example.shape, model.idf)
@@ -151,7 +151,7 @@ def shipped():
 
 def _checked(compiled, router, check, text):
     segments = segment(text)
-    from reviewapp.rules.engine import scan
+    from reviewapp.text.engine import scan
 
     hits = scan(compiled, text, segments)
     scanned = router_scan(compiled, router, text, segments, hits)
@@ -206,6 +206,6 @@ def test_hard_and_kept_human_categories_always_stand(shipped):
 
 
 def _yaml(source: str):
-    from reviewapp.rules.engine.bounded_yaml import load_bounded
+    from reviewapp.text.engine.bounded_yaml import load_bounded
 
     return load_bounded(source)

@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from reviewapp.rules.check import shipped_check_path
-from reviewapp.rules.check.model import load_check
+from reviewapp.text.check import shipped_check_path
+from reviewapp.text.check.model import load_check
 from tests.rules.router_corpus import corpus, write_folder
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.rules.engine import (
+from reviewapp.text.engine import (
     RuleError,
     SimplePassage,
     compile_playbook,

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from reviewapp.rules.citations import (
+from reviewapp.text.citations import (
     BEYOND_LAST_ARTICLE,
     IN_FORCE,
     NO_ARTICLE,

@@ -122,7 +122,7 @@ def test_an_ordinary_offline_match_is_still_said_as_a_match():
 
 def test_the_translated_sentences_are_the_stored_ones_in_english():
     from reviewapp.reviews import reasons
-    from reviewapp.rules.citations import WORDING
+    from reviewapp.text.citations import WORDING
 
     with translation.override("en"):
         assert {key: str(label) for key, label in reasons._CITATION.items()} == WORDING

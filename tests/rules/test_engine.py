@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from reviewapp.rules.detect import detect_contract_type, detect_language
-from reviewapp.rules.engine import (
+from reviewapp.text.contract_type import detect_contract_type, detect_language
+from reviewapp.text.engine import (
     CONFIRMED,
     PENDING,
     REJECTED,
@@ -21,8 +21,8 @@ from reviewapp.rules.engine import (
     passage_states,
     scan,
 )
-from reviewapp.rules.engine.model import Near, Rule
-from reviewapp.rules.engine.scanner import PREFILTER_MAX_BYTES
+from reviewapp.text.engine.model import Near, Rule
+from reviewapp.text.engine.scanner import PREFILTER_MAX_BYTES
 
 PLAYBOOKS = (
     "reviewapp/rules/playbooks/commercial-en.yaml",
@@ -441,7 +441,7 @@ def test_compile_is_cached_by_name_and_version():
 
 
 def test_the_compile_cache_keeps_only_the_most_recently_used():
-    from reviewapp.rules.engine import compiler
+    from reviewapp.text.engine import compiler
 
     kept = playbook({"id": "t.a", "patterns": ["assign"]}, name="kept", version="1")
     first = compile_playbook(kept)

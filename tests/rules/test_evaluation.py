@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.rules.engine import SimplePassage, load_playbook_data
-from reviewapp.rules.evaluation import evaluate, format_table
+from reviewapp.text.engine import SimplePassage, load_playbook_data
+from reviewapp.text.evaluation import evaluate, format_table
 
 CUAD = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cuad"
 EN_PLAYBOOK = Path(__file__).resolve().parents[2] / "reviewapp/rules/playbooks/commercial-en.yaml"
@@ -140,8 +140,8 @@ def test_default_playbook_keeps_routing_sparse_and_recall_from_regressing(cuad_r
 
 @pytest.fixture(scope="module")
 def shipped_router():
-    from reviewapp.rules.router import shipped_router_path
-    from reviewapp.rules.router.model import load_router
+    from reviewapp.text.router import shipped_router_path
+    from reviewapp.text.router.model import load_router
 
     return load_router(shipped_router_path())
 

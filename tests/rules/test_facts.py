@@ -1,4 +1,4 @@
-"""Key facts as values: the normalisers and the finders of reviewapp.rules.facts."""
+"""Key facts as values: the normalisers and the finders of reviewapp.text.facts."""
 
 from __future__ import annotations
 
@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.engine import compile_playbook, key_facts_find, load_playbook
-from reviewapp.rules.facts import find_facts, normalise_fact
-from reviewapp.rules.facts import guess as guessing
-from reviewapp.rules.facts.amounts import find_amounts
-from reviewapp.rules.facts.dates import parse_date
-from reviewapp.rules.facts.durations import add_duration, parse_duration
-from reviewapp.rules.facts.guess import GuessModel
-from reviewapp.rules.facts.jurisdictions import normalise_jurisdiction
-from reviewapp.rules.facts.parties import find_parties, parties_from, party_name
-from reviewapp.rules.facts.renewal import notice_period, renewal_term
-from reviewapp.rules.facts.title import clean_title
+from reviewapp.text.engine import compile_playbook, key_facts_find, load_playbook
+from reviewapp.text.facts import find_facts, normalise_fact
+from reviewapp.text.facts import guess as guessing
+from reviewapp.text.facts.amounts import find_amounts
+from reviewapp.text.facts.dates import parse_date
+from reviewapp.text.facts.durations import add_duration, parse_duration
+from reviewapp.text.facts.guess import GuessModel
+from reviewapp.text.facts.jurisdictions import normalise_jurisdiction
+from reviewapp.text.facts.parties import find_parties, parties_from, party_name
+from reviewapp.text.facts.renewal import notice_period, renewal_term
+from reviewapp.text.facts.title import clean_title
+from reviewapp.text.segmentation import segment
 
 PLAYBOOKS = Path(__file__).resolve().parents[2] / "reviewapp" / "rules" / "playbooks"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.rules.engine.compiler import router_rules
-from reviewapp.rules.engine.loader import load_playbook, load_playbook_data
-from reviewapp.rules.engine.model import RuleError
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.engine.compiler import router_rules
+from reviewapp.text.engine.loader import load_playbook, load_playbook_data
+from reviewapp.text.engine.model import RuleError
 
 
 def rules_with(**fields):

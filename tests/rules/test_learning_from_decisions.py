@@ -8,15 +8,15 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.check import training as check_training
-from reviewapp.rules.check.model import feature_matrix
 from reviewapp.rules.check_training import check_train_from_folder, check_train_organisation
 from reviewapp.rules.decision_labels import DecisionLabel, decided_passages, label_examples
-from reviewapp.rules.engine import compile_playbook, load_playbook
-from reviewapp.rules.router import training
-from reviewapp.rules.router.features import PassageView
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.check import training as check_training
+from reviewapp.text.check.model import feature_matrix
+from reviewapp.text.engine import compile_playbook, load_playbook
+from reviewapp.text.router import training
+from reviewapp.text.router.features import PassageView
+from reviewapp.text.segmentation import segment
 from tests.rules.router_corpus import CAP, MFN, corpus, write_folder
 
 # Passages the MFN rule's "lower rates ... than" pattern names that are no MFN clause.
@@ -62,7 +62,7 @@ def test_a_false_flag_is_a_negative_router_example_of_its_category():
     with_negatives = training.fit(examples + negatives, [MFN, CAP])
     unseen = [PassageView(text=UNSEEN)]
     column = without.categories.index(MFN)
-    from reviewapp.rules.router.model import tokens
+    from reviewapp.text.router.model import tokens
 
     features = [tokens(view) for view in unseen]
     assert (

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.engine import compile_playbook, load_playbook, passage_states, scan
-from reviewapp.rules.engine.scanner import only_defines_a_term
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.engine import compile_playbook, load_playbook, passage_states, scan
+from reviewapp.text.engine.scanner import only_defines_a_term
+from reviewapp.text.segmentation import segment
 
 # Words a lawyer reads as a term of art: routing on one of them alone is intended.
 TERMS_OF_ART = {"mfn", "rofr", "rofn", "rofo", "inventorship", "escrow"}
@@ -64,7 +64,7 @@ def test_no_routing_rule_fires_on_one_common_word(english):
 
 
 def test_no_flagged_passage_is_a_bare_heading(english, shipped):
-    from reviewapp.rules.router.flags import merge_hits, router_hits
+    from reviewapp.text.router.flags import merge_hits, router_hits
 
     entries = [
         "Exclusivity",
@@ -94,7 +94,7 @@ def test_no_flagged_passage_is_a_bare_heading(english, shipped):
 
 @pytest.fixture(scope="module")
 def shipped():
-    from reviewapp.rules.router import shipped_router_path
-    from reviewapp.rules.router.model import load_router
+    from reviewapp.text.router import shipped_router_path
+    from reviewapp.text.router.model import load_router
 
     return load_router(shipped_router_path())

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewapp.rules.facts.parties import Party, chinese_parties, defined_role, party_named
+from reviewapp.text.facts.parties import Party, chinese_parties, defined_role, party_named
 
 PREAMBLE = (
     "This Supply Agreement is made between Borealis Retail Ltd., a company organized and "

@@ -14,9 +14,9 @@ from django.core.cache import cache
 from django.test import override_settings
 
 from reviewapp.accounts.models import Role
-from reviewapp.rules.engine import compiler
-from reviewapp.rules.engine.model import MAX_PLAYBOOK_PATTERN_CHARS, MAX_RULES
 from reviewapp.rules.services import _parsed
+from reviewapp.text.engine import compiler
+from reviewapp.text.engine.model import MAX_PLAYBOOK_PATTERN_CHARS, MAX_RULES
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.rules.detect import detect_contract_type
-from reviewapp.rules.engine import (
+from reviewapp.text.contract_type import detect_contract_type
+from reviewapp.text.engine import (
     CONFIRMED,
     SimplePassage,
     compile_playbook,

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.detect import detect_language
-from reviewapp.rules.engine import (
+from reviewapp.text.contract_type import detect_language
+from reviewapp.text.engine import (
     CONFIRMED,
     PENDING,
     SimplePassage,
@@ -20,6 +19,7 @@ from reviewapp.rules.engine import (
     passage_states,
     scan,
 )
+from reviewapp.text.segmentation import segment
 from tests.rules.cuad_categories import CUAD_CLAUSES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from reviewapp.contracts.segmentation import segment
-from reviewapp.rules.engine import compile_playbook, load_playbook_data, passage_states, scan
-from reviewapp.rules.engine.model import RuleError, router_rule_id
-from reviewapp.rules.router import training
-from reviewapp.rules.router.features import PassageView
-from reviewapp.rules.router.flags import merge_hits, router_hits
-from reviewapp.rules.router.model import RouterFileInvalid, load_router
+from reviewapp.text.engine import compile_playbook, load_playbook_data, passage_states, scan
+from reviewapp.text.engine.model import RuleError, router_rule_id
+from reviewapp.text.router import training
+from reviewapp.text.router.features import PassageView
+from reviewapp.text.router.flags import merge_hits, router_hits
+from reviewapp.text.router.model import RouterFileInvalid, load_router
+from reviewapp.text.segmentation import segment
 from tests.rules.router_corpus import (
     BOILERPLATE,
     CAP,
@@ -159,7 +159,7 @@ def test_thresholds_are_chosen_within_the_budget_and_measured_out_of_fold(traine
 
 
 def test_feature_index_is_the_column_the_hasher_gives():
-    from reviewapp.rules.router.model import feature_index, hasher
+    from reviewapp.text.router.model import feature_index, hasher
 
     tokens = ["w:royalty", "w:most favored", "h:pricing", "n:lowest", "w:费用"]
     matrix = hasher().transform([[token] for token in tokens])

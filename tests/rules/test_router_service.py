@@ -12,21 +12,21 @@ from django.core.management.base import CommandError
 
 from reviewapp.audit.models import AuditEvent
 from reviewapp.contracts.models import PassageState
-from reviewapp.contracts.segmentation import segment
 from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.models import RuleFiring, Verification
 from reviewapp.reviews.services import review_scan
 from reviewapp.rules.decision_labels import decision_labels
-from reviewapp.rules.engine.model import router_rule_id
 from reviewapp.rules.models import RouterVersion
 from reviewapp.rules.organisation_training import router_train_organisation
-from reviewapp.rules.router import training
-from reviewapp.rules.router.model import load_router
 from reviewapp.rules.router_training import organisations_due_for_retraining
 from reviewapp.rules.routers import router_for
 from reviewapp.rules.tasks import retrain_router
+from reviewapp.text.engine.model import router_rule_id
+from reviewapp.text.router import training
+from reviewapp.text.router.model import load_router
+from reviewapp.text.segmentation import segment
 from tests.factories import active_playbook, ingested_contract
 from tests.rules.router_corpus import (
     BOILERPLATE,

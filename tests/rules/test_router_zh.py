@@ -9,11 +9,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from reviewapp.rules.evaluation import BOILERPLATE, evaluate, load_documents
-from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.features import passage_view, readable, tokens
-from reviewapp.rules.router.model import load_router
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.evaluation import BOILERPLATE, evaluate, load_documents
+from reviewapp.text.router import shipped_router_path
+from reviewapp.text.router.features import passage_view, readable, tokens
+from reviewapp.text.router.model import load_router
 
 LD = "Liquidated Damages"
 AUDIT = "Audit Rights"
@@ -115,8 +115,8 @@ def test_train_router_learns_chinese_clauses_from_a_quoted_folder(tmp_path, caps
 
 
 def test_the_chinese_playbook_runs_the_shipped_chinese_router(db):
-    from reviewapp.rules.engine import load_playbook
     from reviewapp.rules.routers import router_for, router_sync_shipped
+    from reviewapp.text.engine import load_playbook
 
     assert load_playbook(DEFAULTS_DIR / "commercial-zh.yaml").router.enabled
     model = load_router(shipped_router_path("zh"))

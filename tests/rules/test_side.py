@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.rules.engine import load_playbook, load_playbook_data
-from reviewapp.rules.engine.bounded_yaml import load_bounded
-from reviewapp.rules.engine.model import RuleError
-from reviewapp.rules.engine.side import (
+from reviewapp.text.engine import load_playbook, load_playbook_data
+from reviewapp.text.engine.bounded_yaml import load_bounded
+from reviewapp.text.engine.model import RuleError
+from reviewapp.text.engine.side import (
     obligation_direction,
     passage_policy,
     protecting_words,

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reviewapp.reviews.acting_for.selectors import Sides
-from reviewapp.rules.engine.model import Playbook
-from reviewapp.rules.engine.side import (
+from reviewapp.text.engine.model import Playbook
+from reviewapp.text.engine.side import (
     Direction,
     obligation_direction,
     passage_policy,
     protecting_words,
     severity_for_side,
 )
-from reviewapp.rules.facts.parties import Party
+from reviewapp.text.facts.parties import Party
 
 
 @dataclass(frozen=True)

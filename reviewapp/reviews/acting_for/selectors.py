@@ -17,8 +17,8 @@ from reviewapp.accounts.selectors import AnyUser, membership_role
 from reviewapp.contracts.models import Contract, Passage
 from reviewapp.reviews.key_facts import facts_from_data
 from reviewapp.reviews.models import Draft
-from reviewapp.rules.facts.model import PARTIES
-from reviewapp.rules.facts.parties import (
+from reviewapp.text.facts.model import PARTIES
+from reviewapp.text.facts.parties import (
     Party,
     chinese_parties,
     defined_role,

@@ -23,7 +23,7 @@ from reviewapp.reviews.acting_for.selectors import (
     user_may_choose_party,
 )
 from reviewapp.reviews.acting_for.signals import acting_for_changed_announce
-from reviewapp.rules.facts.parties import Party, party_named, same_name
+from reviewapp.text.facts.parties import Party, party_named, same_name
 
 MAX_ROLE_CHARS = 80
 

@@ -17,7 +17,7 @@ from reviewapp.reviews.acting_for.services import (
     contract_acting_for_set,
     matter_acting_for_set,
 )
-from reviewapp.rules.facts.parties import Party
+from reviewapp.text.facts.parties import Party
 
 
 class ActingForForm(forms.Form):

@@ -30,8 +30,8 @@ from django.utils.translation import gettext as _
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.models import Engine, ReviewStatus
 from reviewapp.reviews.reasons import reason_label
-from reviewapp.rules.facts.model import Fact
 from reviewapp.rules.labels import state_label
+from reviewapp.text.facts.model import Fact
 
 UNSET = "—"
 _WHITESPACE = re.compile(r"\s+")
@@ -118,7 +118,7 @@ class DraftPart:
     models: tuple[str, ...]
     summary: str  # as stored (the contract's language for an offline draft)
     summary_shown: str  # as the page shows it: an offline summary in the reader's language
-    key_facts: dict[str, Fact]  # reviewapp.rules.facts.model
+    key_facts: dict[str, Fact]  # reviewapp.text.facts.model
     issues: list[dict[str, Any]]
     flags: list[dict[str, Any]]
     error: str

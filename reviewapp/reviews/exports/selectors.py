@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from django.db.models import Count
 
 from reviewapp.contracts.models import Passage
-from reviewapp.contracts.normalise import normalise
 from reviewapp.reviews.drafting import summary_shown
 from reviewapp.reviews.exports.model import (
     DraftPart,
@@ -22,9 +21,10 @@ from reviewapp.reviews.exports.model import (
 from reviewapp.reviews.key_facts import facts_from_data
 from reviewapp.reviews.model_work import _offline as offline_verdict_of  # the engine's own verdict
 from reviewapp.reviews.models import Draft, Engine, ModelCall, Review, RuleFiring, Verification
-from reviewapp.rules.engine.compiler import CompiledPlaybook
-from reviewapp.rules.engine.model import SEVERITIES
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.compiler import CompiledPlaybook
+from reviewapp.text.engine.model import SEVERITIES
+from reviewapp.text.normalise import normalise
 
 
 def review_export_model(*, review: Review) -> ReviewExport:

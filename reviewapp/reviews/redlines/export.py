@@ -26,7 +26,11 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 
 from reviewapp.contracts.models import Contract
-from reviewapp.reviews.exports.docx_tracked import (
+from reviewapp.reviews.exports.model import Issue, ReviewExport
+from reviewapp.reviews.redlines.diff import word_edits
+from reviewapp.reviews.redlines.models import Redline
+from reviewapp.reviews.redlines.selectors import accepted_redlines
+from reviewapp.text.wordml import (
     CONTENT_TYPE,
     Change,
     Note,
@@ -35,10 +39,6 @@ from reviewapp.reviews.exports.docx_tracked import (
     docx_tracked,
     xml_safe,
 )
-from reviewapp.reviews.exports.model import Issue, ReviewExport
-from reviewapp.reviews.redlines.diff import word_edits
-from reviewapp.reviews.redlines.models import Redline
-from reviewapp.reviews.redlines.selectors import accepted_redlines
 
 __all__ = [
     "CONTENT_TYPE",

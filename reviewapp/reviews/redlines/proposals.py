@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from reviewapp.contracts.models import Passage
 from reviewapp.reviews.models import Engine, Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.models import RedlineSource
-from reviewapp.rules.engine.compiler import CompiledPlaybook
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.compiler import CompiledPlaybook
 
 _AFTER_HEADING = re.compile(r"[\s.:：。、)）-]*")
 

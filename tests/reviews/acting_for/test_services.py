@@ -13,7 +13,7 @@ from reviewapp.reviews.acting_for.services import (
     matter_acting_for_set,
 )
 from reviewapp.reviews.services import review_scan
-from reviewapp.rules.facts.parties import Party
+from reviewapp.text.facts.parties import Party
 from tests.factories import ingested_contract
 
 pytestmark = pytest.mark.django_db

@@ -7,17 +7,17 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from reviewapp.rules.evaluation import (
+from reviewapp.rules.models import Playbook
+from reviewapp.rules.services import DEFAULTS_DIR, playbook_compiled
+from reviewapp.text.evaluation import (
     LabelsUnreadable,
     evaluate,
     format_table,
     is_labelled_folder,
     read_labelled_folder,
 )
-from reviewapp.rules.models import Playbook
-from reviewapp.rules.router import shipped_router_path
-from reviewapp.rules.router.model import RouterFileInvalid, load_router
-from reviewapp.rules.services import DEFAULTS_DIR, playbook_compiled
+from reviewapp.text.router import shipped_router_path
+from reviewapp.text.router.model import RouterFileInvalid, load_router
 
 
 class Command(BaseCommand):
@@ -92,8 +92,8 @@ class Command(BaseCommand):
             self.stdout.write(format_table(report))
 
     def _cross_validated(self, folder: Path, options: dict[str, Any]) -> dict[str, Any]:
-        from reviewapp.rules.router import training
         from reviewapp.rules.router_training import RouterTrainingError, folder_examples
+        from reviewapp.text.router import training
 
         try:
             examples, categories = folder_examples(folder, options["playbook"])

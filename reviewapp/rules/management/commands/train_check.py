@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp.rules.check.training import DEFAULT_RECALL
 from reviewapp.rules.check_training import check_train_from_folder, format_lawyer_figures
-from reviewapp.rules.evaluation import is_labelled_folder
 from reviewapp.rules.router_training import RouterTrainingError
+from reviewapp.text.check.training import DEFAULT_RECALL
+from reviewapp.text.evaluation import is_labelled_folder
 
 
 class Command(BaseCommand):

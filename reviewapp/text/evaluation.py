@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .detect import detect_contract_type
+from .contract_type import detect_contract_type
 from .engine import (
     CONFIRMED,
     CompiledPlaybook,
@@ -33,6 +33,7 @@ from .engine import (
 )
 from .router.flags import merge_hits, router_hits
 from .router.model import RouterModel
+from .segmentation import segment
 
 Segmenter = Callable[[str], Sequence[Passage]]
 
@@ -349,8 +350,6 @@ def compiled_playbook(playbook: str | Path | Playbook | CompiledPlaybook) -> Com
 
 
 def _default_segmenter() -> Segmenter:
-    from reviewapp.contracts.segmentation import segment
-
     return segment
 
 

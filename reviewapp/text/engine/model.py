@@ -66,7 +66,7 @@ class Rule:
     reject_if: tuple[str, ...] = ()
     contract_types: tuple[str, ...] = ()
     only_with: tuple[str, ...] = ()
-    # A code-evaluated check of the laws a passage cites ("prc": ``reviewapp.rules.citations``).
+    # A code-evaluated check of the laws a passage cites ("prc": ``reviewapp.text.citations``).
     citation_check: str = ""
     description: str = ""
 
@@ -178,7 +178,7 @@ def is_router_rule(rule_id: str) -> bool:
 
 
 class Passage(Protocol):
-    """What the engine needs from a segment (``reviewapp.contracts.segmentation.Segment``)."""
+    """What the engine needs from a segment (``reviewapp.text.segmentation.Segment``)."""
 
     @property
     def index(self) -> int: ...

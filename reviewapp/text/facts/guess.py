@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from reviewapp.rules.detect import detect_language
+from reviewapp.text.contract_type import detect_language
 
 from .dates import as_date, find_dates, written
 from .durations import find_durations

@@ -1,4 +1,4 @@
-"""The sandbox process: `python -m reviewapp.contracts.extraction.worker`.
+"""The sandbox process: `python -m reviewapp.text.extraction.worker`.
 
 The parent starts it once and keeps it warm, so that Python and the parsers are imported once
 rather than once per document. For each job it reads from stdin it forks a process that caps

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from reviewapp.rules.engine import CompiledPlaybook, RuleHit, offline_verdict, passage_states
-from reviewapp.rules.engine.scanner import REJECTED
-from reviewapp.rules.router import training as router_training
-from reviewapp.rules.router.flags import merge_hits, router_scan
-from reviewapp.rules.router.model import RouterModel
+from reviewapp.text.engine import CompiledPlaybook, RuleHit, offline_verdict, passage_states
+from reviewapp.text.engine.scanner import REJECTED
+from reviewapp.text.router import training as router_training
+from reviewapp.text.router.flags import merge_hits, router_scan
+from reviewapp.text.router.model import RouterModel
 
 from .features import (
     Candidate,
@@ -144,7 +144,7 @@ def examples_from_documents(
 ) -> list[CheckExample]:
     """Candidates of every document, with out-of-fold router probabilities (``router`` is
     only the settings holder: thresholds and margin; its weights are not used)."""
-    from reviewapp.rules.engine import scan
+    from reviewapp.text.engine import scan
 
     started = time.perf_counter()
     segmented = [list(segmenter(doc.text)) for doc in documents]
@@ -188,7 +188,7 @@ def examples_from_passages(
     ``judged`` (every category a lawyer answered there, so a false flag's candidate is a
     negative) and ``weight``. The router, if any, scores the passage itself: it must be one
     trained without these passages."""
-    from reviewapp.rules.engine import SimplePassage, scan
+    from reviewapp.text.engine import SimplePassage, scan
 
     examples = []
     for passage in passages:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reviewapp.rules.citations import CHECKS as CITATION_CHECKS
+from reviewapp.text.citations import CHECKS as CITATION_CHECKS
 
 from .bounded_yaml import YamlRefused, load_bounded
 from .lint import lint_pattern, lint_rule

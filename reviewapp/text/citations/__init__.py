@@ -7,7 +7,7 @@ shipped table ``prc_laws.csv``. A playbook rule with ``citation_check: prc`` use
 (a wrong citation fires the rule) and in the offline verdict (see ``rules.engine.offline``).
 """
 
-from reviewapp.rules.numerals import chinese_number
+from reviewapp.text.numerals import chinese_number
 
 from .finder import Citation, find_citations
 from .judge import (

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
 
-from reviewapp.contracts.normalise import NormalisedText, normalise
-from reviewapp.rules.citations import problem_span as citation_problem_span
+from reviewapp.text.citations import problem_span as citation_problem_span
+from reviewapp.text.normalise import NormalisedText, normalise
 
 from .compiler import CompiledNear, CompiledPlaybook, CompiledRule, Prefilter, Trigger
 from .model import MAX_PATTERN_CHARS, Passage, Rule, RuleHit
@@ -62,7 +62,7 @@ def scan(
 
     Rules limited to other contract types than ``contract_type`` are skipped; with no type
     every rule applies. Secondary rules (``only_with``) run after the primary ones of the same
-    passage. Patterns read the normalised text (``reviewapp.contracts.normalise``); segments
+    passage. Patterns read the normalised text (``reviewapp.text.normalise``); segments
     and hits carry offsets into ``text`` itself.
     """
     active = compiled.active_rules(contract_type)

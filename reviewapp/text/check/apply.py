@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reviewapp.rules.engine import CompiledPlaybook, RuleHit
-from reviewapp.rules.router.flags import RouterScan
+from reviewapp.text.engine import CompiledPlaybook, RuleHit
+from reviewapp.text.router.flags import RouterScan
 
 from .model import CheckModel, feature_matrix
 from .training import document_candidates

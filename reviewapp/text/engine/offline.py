@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reviewapp.contracts.normalise import NormalisedText, normalise
-from reviewapp.rules.citations import Finding, check_citations, citation_verdict
+from reviewapp.text.citations import Finding, check_citations, citation_verdict
+from reviewapp.text.normalise import NormalisedText, normalise
 
 from .compiler import CompiledPlaybook
 

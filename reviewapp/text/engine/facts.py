@@ -1,15 +1,15 @@
 """Deterministic extraction of key facts (CUAD ``fact`` categories) for the offline draft.
 
 ``extract_facts`` returns each playbook extractor's first match as written; ``key_facts_find``
-turns a contract into normalised facts (``reviewapp.rules.facts``) and is what drafts store.
+turns a contract into normalised facts (``reviewapp.text.facts``) and is what drafts store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from reviewapp.contracts.normalise import normalise
-from reviewapp.rules.facts import Fact, PassageText, find_facts
+from reviewapp.text.facts import Fact, PassageText, find_facts
+from reviewapp.text.normalise import normalise
 
 from .compiler import CompiledFact, CompiledPlaybook
 from .model import Passage
@@ -106,6 +106,6 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 def key_facts_find(
     compiled: CompiledPlaybook, text: str, passages: Sequence[PassageText]
 ) -> dict[str, Fact]:
-    """The contract's key facts as normalised values (``reviewapp.rules.facts``), the playbook's
+    """The contract's key facts as normalised values (``reviewapp.text.facts``), the playbook's
     extractors deciding the facts our finders do not look for."""
     return find_facts(passages, raw=extract_facts(compiled, text, passages))

@@ -23,7 +23,7 @@ from typing import Any
 from .errors import ExtractionError, Problem
 from .protocol import HEADER_BYTES, decode_length, decode_payload, encode_frame
 
-WORKER_MODULE = "reviewapp.contracts.extraction.worker"
+WORKER_MODULE = "reviewapp.text.extraction.worker"
 STARTUP_TIMEOUT_S = 60.0
 # The worker caps a document's text far below this; a longer frame means a broken worker.
 MAX_REPLY_BYTES = 512 * 1024 * 1024

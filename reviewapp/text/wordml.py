@@ -1,6 +1,6 @@
 """Tracked changes and comments written into the counterparty's own Word file.
 
-Offsets are those of the text that ingestion read from the file (`contracts/extraction/word.py`:
+Offsets are those of the text that ingestion read from the file (`text/extraction/word.py`:
 body paragraphs and table rows joined by line breaks, cells by tabs, a paragraph being its direct
 runs and hyperlinked runs). `_TextMap` walks the document the same way, and so knows for every
 character the `w:t` (or `w:tab`, `w:br` ...) it came from. A change splits the runs at its two

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from reviewapp.rules.engine.compiler import CompiledPlaybook
-from reviewapp.rules.engine.model import RuleHit, router_rule_id
+from reviewapp.text.engine.compiler import CompiledPlaybook
+from reviewapp.text.engine.model import RuleHit, router_rule_id
 
 from .features import tokens, views
 from .model import RouterModel, attach_limits

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from reviewapp.rules.router.model import weigh
+from reviewapp.text.router.model import weigh
 
 FORMAT = "clausewise.check/1"
 N_FEATURES = 2**21

@@ -1,7 +1,7 @@
 """Split a contract's text into passages: clauses and paragraphs, with offsets.
 
 Pure Python (no Django), linear in the size of the text. Segmentation reads the normalised text
-(``reviewapp.contracts.normalise``: Unicode spaces, ligatures, hyphenation undone) but offsets
+(``reviewapp.text.normalise``: Unicode spaces, ligatures, hyphenation undone) but offsets
 are into the text given: each passage is ``text[start:end]``, ``Segment.text`` is the same
 passage normalised, and together the passages hold every non-space character once (except the
 invisible ones normalisation drops, such as zero-width spaces between passages).
@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from reviewapp.contracts.normalise import NormalisedText, normalise
+from reviewapp.text.normalise import NormalisedText, normalise
 
 from ._cuts import find_cuts, label_opens_clause
 from ._headings import HeadingPath, clause_title, heading_display, is_heading_text

@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reviewapp.rules.engine.model import ROUTER_CONTEXT_SUFFIX, RuleHit, is_router_rule
+from reviewapp.text.engine.model import ROUTER_CONTEXT_SUFFIX, RuleHit, is_router_rule
 
 _LOGIT_BINS = (-6.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 6.0)
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from . import sandbox
 from .core import MEBIBYTE, SOFFICE, ExtractedDocument, ExtractionLimits
-from .detect import detect_kind, sniff_file
 from .errors import ErrorCode, ExtractionError, Problem
+from .filetype import detect_kind, sniff_file
 
 __all__ = [
     "ErrorCode",

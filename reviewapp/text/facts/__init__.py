@@ -4,7 +4,7 @@
 
 ``find_facts`` runs our finders (``finders.py``) for dates, term and governing law, and reads the
 playbook's fact extractors (``raw``: first regex match per category, from
-``reviewapp.rules.engine.extract_facts``) for the rest, normalising their words
+``reviewapp.text.engine.extract_facts``) for the rest, normalising their words
 (``normalise_fact``). Pure Python, no Django: the offline draft, the Claude draft (which runs the
 model's quoted words through ``normalise_fact``) and the accuracy benchmark all use it.
 """

@@ -32,7 +32,7 @@ def install() -> None:
     if pypdf.__version__ != PATCHED_PYPDF:
         raise UnsupportedPypdf(
             f"pypdf {pypdf.__version__} is installed; the extractor patches the internals of "
-            f"pypdf {PATCHED_PYPDF} only (reviewapp/contracts/extraction/speedups.py)"
+            f"pypdf {PATCHED_PYPDF} only (reviewapp/text/extraction/speedups.py)"
         )
     content_stream.install()
     _cache_fonts()

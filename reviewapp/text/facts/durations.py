@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from dateutil.relativedelta import relativedelta
 
-from reviewapp.rules.numerals import chinese_number
+from reviewapp.text.numerals import chinese_number
 
 _UNITS = {
     "year": "Y",

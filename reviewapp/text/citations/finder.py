@@ -15,7 +15,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from reviewapp.rules.numerals import NUMERAL_CHARS, chinese_number
+from reviewapp.text.numerals import NUMERAL_CHARS, chinese_number
 
 from .table import STATE_PREFIX, Law, LawTable, law_table
 
