@@ -29,11 +29,17 @@ from reviewapp.contracts.models import (
     IntakeBatch,
     Passage,
 )
-from reviewapp.contracts.ocr import ocr_missing_message, ocr_page_count, ocr_read
+from reviewapp.contracts.ocr import (
+    ocr_missing_message,
+    ocr_page_count,
+    ocr_read,
+    ocr_time_limit_s,
+)
 from reviewapp.contracts.selectors import matter_storage_used
 from reviewapp.contracts.unlocked import contract_extract
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.services import review_scan
+from reviewapp.tasks_by_name import task_named
 from reviewapp.text.extraction import (
     ExtractedDocument,
     ExtractionError,
@@ -161,10 +167,8 @@ def matter_storage_check(*, matter: Matter, incoming: int) -> None:
 def _enqueue_ingest(contract_id: int) -> bool:
     """Queue the ingestion; with the broker down the contract stays QUEUED, its file kept, and
     the sweeper (reviews.sweeper) queues it later: the upload itself has succeeded."""
-    from reviewapp.contracts.tasks import ingest_contract
-
     try:
-        ingest_contract.delay(contract_id)
+        task_named("reviewapp.contracts.tasks.ingest_contract").delay(contract_id)
     except Exception:  # kombu/redis connection errors, OSError: whatever the broker raises
         logger.warning("could not queue the ingestion of contract %s", contract_id, exc_info=True)
         return False
@@ -260,11 +264,22 @@ def _read_scan(contract: Contract, pages: int, engine: str | None, enqueue: bool
         return (
             contract_ingest_scan(contract_id=contract.pk, engine=engine, enqueue=False) or contract
         )
-    from reviewapp.contracts.tasks import ocr_contract_enqueue
-
     ocr_contract_enqueue(contract.pk, pages)  # the progress above is committed: queue it now
     contract.refresh_from_db()  # run already when tasks are eager
     return contract
+
+
+def ocr_contract_enqueue(contract_id: int, pages: int) -> bool:
+    """Queue the OCR with time limits that grow with the scan's pages (contracts/ocr.py)."""
+    limit = ocr_time_limit_s(pages)
+    try:
+        task_named("reviewapp.contracts.tasks.ocr_contract").apply_async(
+            (contract_id,), queue="ocr", time_limit=limit, soft_time_limit=int(limit * 0.9)
+        )
+    except Exception:  # the broker is down: the sweeper queues the ingestion again later
+        logger.warning("could not queue the OCR of contract %s", contract_id, exc_info=True)
+        return False
+    return True
 
 
 def contract_ingest_scan(

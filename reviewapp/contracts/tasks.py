@@ -11,7 +11,6 @@ from django.utils.translation import gettext_noop as N_
 from reviewapp.contracts.deletion import contracts_delete_expired
 from reviewapp.contracts.intake.services import intake_zip_expand
 from reviewapp.contracts.models import DocumentStatus
-from reviewapp.contracts.ocr import ocr_time_limit_s
 from reviewapp.contracts.services import (
     contract_ingest,
     contract_ingest_failed,
@@ -57,7 +56,7 @@ def delete_expired_contracts() -> int:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, **INFRASTRUCTURE_RETRY)
 def ocr_contract(contract_id: int) -> str | None:
-    """On the ``ocr`` queue; the time limits come with each call (ocr_contract_enqueue)."""
+    """On the ``ocr`` queue; the time limits come with each call (services.ocr_contract_enqueue)."""
     try:
         contract = contract_ingest_scan(contract_id=contract_id)
     except SoftTimeLimitExceeded:
@@ -65,19 +64,6 @@ def ocr_contract(contract_id: int) -> str | None:
             contract_id=contract_id, code=DocumentStatus.NEEDS_OCR, message=OCR_TOO_SLOW
         )
     return contract.status if contract else None
-
-
-def ocr_contract_enqueue(contract_id: int, pages: int) -> bool:
-    """Queue the OCR with time limits that grow with the scan's pages (contracts/ocr.py)."""
-    limit = ocr_time_limit_s(pages)
-    try:
-        ocr_contract.apply_async(
-            (contract_id,), queue="ocr", time_limit=limit, soft_time_limit=int(limit * 0.9)
-        )
-    except Exception:  # the broker is down: the sweeper queues the ingestion again later
-        logger.warning("could not queue the OCR of contract %s", contract_id, exc_info=True)
-        return False
-    return True
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, **INFRASTRUCTURE_RETRY)

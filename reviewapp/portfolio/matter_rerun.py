@@ -21,6 +21,7 @@ from reviewapp.portfolio.models import MatterRerun, MatterRerunItem, RerunItemSt
 from reviewapp.portfolio.rerun import RerunRefused, contract_rerun
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.models import Review
+from reviewapp.tasks_by_name import task_named
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,9 @@ def matter_rerun_start(*, matter: Matter, user: Any) -> MatterRerun:
 
 
 def _enqueue(item_ids: list[int]) -> None:
-    from reviewapp.portfolio.tasks import rerun_matter_contract
-
+    rerun = task_named("reviewapp.portfolio.tasks.rerun_matter_contract")
     for item_id in item_ids:
-        rerun_matter_contract.delay(item_id)
+        rerun.delay(item_id)
 
 
 def matter_rerun_item_run(*, item_id: int) -> str:

@@ -31,6 +31,7 @@ from reviewapp.contracts.services import (
     contract_upload,
     matter_storage_check,
 )
+from reviewapp.tasks_by_name import task_named
 
 logger = logging.getLogger(__name__)
 
@@ -158,10 +159,8 @@ def _refuse(batch: IntakeBatch, refused: ZipRefused) -> None:
 
 
 def _enqueue_expand(batch_id: int) -> None:
-    from reviewapp.contracts.tasks import expand_intake_zip
-
     try:
-        expand_intake_zip.delay(batch_id)
+        task_named("reviewapp.contracts.tasks.expand_intake_zip").delay(batch_id)
     except Exception:  # the broker is down: the zip is kept, the batch says it is receiving
         logger.warning("could not queue the unpacking of batch %s", batch_id, exc_info=True)
 
