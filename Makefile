@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-fast lint format bench clean
+.PHONY: install run test test-fast test-text lint format bench clean
 
 # Parallel test workers: each has its own test database, Redis database and media folder
 # (reviewapp/settings/test.py). The slow tests mostly wait on processes and browsers, so four
@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-stamp
 TEST_WORKERS ?= 4
 # Compiled bytecode is kept (even where the environment turns it off): each worker, web server
 # and Celery process the tests start would otherwise compile the whole app again.
-test test-fast: export PYTHONDONTWRITEBYTECODE =
+test test-fast test-text: export PYTHONDONTWRITEBYTECODE =
 PYTEST := $(BIN)/python -m pytest --dist loadgroup
 
 $(STAMP): pyproject.toml constraints.txt
@@ -35,10 +35,16 @@ FAST_WORKERS ?= 2
 test-fast: install
 	$(PYTEST) -n $(FAST_WORKERS) -m "not slow" $(PYTEST_ARGS)
 
+# The text core's own tests, without Django: its pytest plugin off and the suite's conftest
+# (users, matters, settings) not loaded.
+test-text: install
+	$(BIN)/python -m pytest -p no:django --confcutdir=tests/text -n $(FAST_WORKERS) tests/text $(PYTEST_ARGS)
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy reviewapp
+	$(BIN)/lint-imports --no-cache
 
 format: install
 	$(BIN)/ruff format .

@@ -267,7 +267,7 @@ def _scored(
 ) -> dict[str, Any]:
     from lawyer_load import lawyer_load
 
-    from reviewapp.contracts.review_output import document_record
+    from reviewapp.reviews.review_output import document_record
 
     matter = _matter(organisation, f"Scored {name}")
     records, by_name = [], {}

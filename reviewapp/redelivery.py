@@ -136,6 +136,7 @@ def _restore(connection: Any) -> list[str]:
 
 @cache
 def _broker_client() -> Any:
+    # redis-py is imported where the broker is asked, not by every module that loads this one
     import redis
 
     return redis.Redis.from_url(str(settings.CELERY_BROKER_URL), socket_timeout=5)

@@ -13,10 +13,12 @@ from reviewapp.api_errors import api_not_found
 from reviewapp.contracts import api as contracts_api
 from reviewapp.contracts import views as contracts_views
 from reviewapp.health import healthz
+from reviewapp.portfolio import matter_views
 from reviewapp.portfolio.api import MatterGridView
 from reviewapp.queue import api as queue_api
 from reviewapp.queue import views as queue_views
 from reviewapp.realtime.api import EventListView
+from reviewapp.reviews import views as reviews_views
 from reviewapp.reviews.acting_for import urls as acting_for_urls
 from reviewapp.reviews.api import (
     ContractPassagesView,
@@ -131,12 +133,12 @@ def _favicon(request: HttpRequest) -> HttpResponsePermanentRedirect:
 
 
 urlpatterns = [
-    path("", contracts_views.home, name="home"),
-    path("matters/<id:matter_id>/", contracts_views.matter_detail, name="matter"),
-    path("matters/<id:matter_id>/rows/", contracts_views.matter_rows, name="matter-rows"),
+    path("", matter_views.home, name="home"),
+    path("matters/<id:matter_id>/", matter_views.matter_detail, name="matter"),
+    path("matters/<id:matter_id>/rows/", matter_views.matter_rows, name="matter-rows"),
     path(
         "matters/<id:matter_id>/batches/",
-        contracts_views.matter_batches_panel,
+        matter_views.matter_batches_panel,
         name="matter-batches",
     ),
     path("matters/new/", accounts_views.matter_new, name="matter-new"),
@@ -161,10 +163,10 @@ urlpatterns = [
         accounts_views.legal_hold_lift,
         name="matter-legal-hold-lift",
     ),
-    path("contracts/<id:contract_id>/", contracts_views.contract_detail, name="contract"),
+    path("contracts/<id:contract_id>/", reviews_views.contract_detail, name="contract"),
     path(
         "contracts/<id:contract_id>/passages/<id:index>/reopen/",
-        contracts_views.passage_reopen,
+        reviews_views.passage_reopen,
         name="passage-reopen",
     ),
     path(
@@ -179,22 +181,22 @@ urlpatterns = [
     ),
     path(
         "contracts/<id:contract_id>/passages/",
-        contracts_views.contract_passages,
+        reviews_views.contract_passages,
         name="contract-passages",
     ),
     path(
         "contracts/<id:contract_id>/redlines/",
-        contracts_views.contract_redlines,
+        reviews_views.contract_redlines,
         name="contract-redlines",
     ),
     path(
         "contracts/<id:contract_id>/highlights/",
-        contracts_views.contract_highlights,
+        reviews_views.contract_highlights,
         name="contract-highlights",
     ),
     path(
         "contracts/<id:contract_id>/document-text/",
-        contracts_views.contract_document_text,
+        reviews_views.contract_document_text,
         name="contract-document-text",
     ),
     path("playbooks/", rules_views.playbook_list, name="playbooks"),
@@ -213,7 +215,7 @@ urlpatterns = [
     ),
     path("queue/", include("reviewapp.queue.urls")),
     path("reports/", include("reviewapp.audit.reports.urls")),
-    path("", include("reviewapp.audit.urls")),
+    path("", include("reviewapp.audit.pages.urls")),
     path("", include("reviewapp.reviews.urls")),
     path("", include(acting_for_urls.urlpatterns)),
     path("", include("reviewapp.portfolio.urls")),

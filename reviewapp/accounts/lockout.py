@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 
@@ -15,8 +15,6 @@ def lockout_response(
 ) -> HttpResponse:
     minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
     if request.path.startswith("/api/"):
-        from django.http import JsonResponse
-
         message = f"Too many failed sign-ins. Try again in {minutes} minutes."
         return JsonResponse({"error": {"code": "LOCKED_OUT", "message": message}}, status=429)
     context = {"locked_out": True, "minutes": minutes, "next": request.POST.get("next", "")}

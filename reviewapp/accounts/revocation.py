@@ -13,13 +13,17 @@ from typing import Any
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from reviewapp.audit.models import AuditAction, AuditActorKind
 from reviewapp.audit.recorders import user_chains
 from reviewapp.audit.services import audit_record
-from reviewapp.realtime.events import sockets_close_for_user
+
+# Sent inside the revocation's transaction with ``user_id``: the realtime app closes the user's
+# live sockets on it once the transaction commits (accounts sits below realtime).
+credentials_revoked = Signal()
 
 
 class RevocationReason:
@@ -39,7 +43,7 @@ def user_credentials_revoke(*, user: Any, reason: str) -> dict[str, int]:
             "sessions": _sessions_delete(user_id=user.pk),
             "tokens": Token.objects.filter(user_id=user.pk).delete()[1].get(Token._meta.label, 0),
         }
-        sockets_close_for_user(user_id=user.pk, signed_out=True)
+        credentials_revoked.send(sender=RevocationReason, user_id=user.pk)
         for organisation_id in user_chains(user):
             audit_record(
                 organisation_id=organisation_id,

@@ -11,6 +11,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from reviewapp.accounts.models import Matter, Membership, Organisation, OrganisationMember, Role
+from reviewapp.audit.models import AuditAction
+from reviewapp.audit.recorders import audit_matter_event
 
 DEMO_ORGANISATION = "Demo LLP"
 DEMO_MATTER = "Demo matter"
@@ -73,9 +75,6 @@ def _require_org_admin(user: Any, organisation_id: int) -> None:
 @transaction.atomic
 def matter_create(*, organisation: Organisation, name: str, reference: str, by: Any) -> Matter:
     """A new matter in an organisation ``by`` administers; ``by`` becomes its admin."""
-    from reviewapp.audit.models import AuditAction
-    from reviewapp.audit.recorders import audit_matter_event
-
     _require_org_admin(by, organisation.pk)
     name = " ".join(name.split())
     if not name:
@@ -95,9 +94,6 @@ def matter_create(*, organisation: Organisation, name: str, reference: str, by: 
 @transaction.atomic
 def membership_set(*, matter: Matter, username: str, role: str, by: Any) -> Membership:
     """Add a user to a matter with ``role``, or change the role of one already on it."""
-    from reviewapp.audit.models import AuditAction
-    from reviewapp.audit.recorders import audit_matter_event
-
     _require_org_admin(by, matter.organisation_id)
     if role not in Role.values:
         raise MatterChangeRefused(_("Choose a role."))
@@ -121,9 +117,6 @@ def membership_set(*, matter: Matter, username: str, role: str, by: Any) -> Memb
 @transaction.atomic
 def membership_remove(*, matter: Matter, membership_id: int, by: Any) -> None:
     """Take a user off a matter: their open pages and sockets lose access at once."""
-    from reviewapp.audit.models import AuditAction
-    from reviewapp.audit.recorders import audit_matter_event
-
     _require_org_admin(by, matter.organisation_id)
     membership = Membership.objects.filter(pk=membership_id, matter=matter).first()
     if membership is None:
@@ -145,9 +138,6 @@ def _sha256(text: str) -> str:
 @transaction.atomic
 def matter_retention_set(*, matter: Matter, days: int | None, by: Any) -> Matter:
     """Keep the matter's contracts for ``days`` after upload (None: forever); audited."""
-    from reviewapp.audit.models import AuditAction
-    from reviewapp.audit.recorders import audit_matter_event
-
     _require_org_admin(by, matter.organisation_id)
     if days is not None and not 1 <= days <= RETENTION_MAX_DAYS:
         raise MatterChangeRefused(
@@ -166,9 +156,6 @@ def matter_retention_set(*, matter: Matter, days: int | None, by: Any) -> Matter
 @transaction.atomic
 def matter_legal_hold_set(*, matter: Matter, reason: str, by: Any) -> Matter:
     """Stop every deletion in the matter (by people and by retention) until the hold is lifted."""
-    from reviewapp.audit.models import AuditAction
-    from reviewapp.audit.recorders import audit_matter_event
-
     _require_org_admin(by, matter.organisation_id)
     reason = " ".join(reason.split())[:500]
     if not reason:
@@ -187,9 +174,6 @@ def matter_legal_hold_set(*, matter: Matter, reason: str, by: Any) -> Matter:
 @transaction.atomic
 def matter_legal_hold_lift(*, matter: Matter, by: Any) -> Matter:
     """End the hold: deletions and the retention task apply to the matter again."""
-    from reviewapp.audit.models import AuditAction
-    from reviewapp.audit.recorders import audit_matter_event
-
     _require_org_admin(by, matter.organisation_id)
     locked = Matter.objects.select_for_update().get(pk=matter.pk)
     if not locked.legal_hold:

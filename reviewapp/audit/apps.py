@@ -6,6 +6,7 @@ class AuditConfig(AppConfig):
     name = "reviewapp.audit"
 
     def ready(self) -> None:
+        # Signal handlers import models: an AppConfig may import them only once apps are ready.
         from reviewapp.audit import signals
 
         post_migrate.connect(

@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
-from reviewapp.accounts.models import Organisation
-
 GENESIS_HASH = "0" * 64
 SYSTEM_CHAIN = "system"
 
@@ -90,7 +88,11 @@ class AuditChain(models.Model):
 
     key = models.CharField(max_length=32, unique=True)  # "org:<id>" or "system"
     organisation = models.OneToOneField(
-        Organisation, on_delete=models.PROTECT, null=True, blank=True, related_name="audit_chain"
+        "accounts.Organisation",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="audit_chain",
     )
     last_seq = models.PositiveBigIntegerField(default=0)
     last_hash = models.CharField(max_length=64, default=GENESIS_HASH)
@@ -104,7 +106,7 @@ class AuditEvent(models.Model):
     """One thing that happened. References only (ids, rule ids, states, hashes), never text."""
 
     organisation = models.ForeignKey(
-        Organisation,
+        "accounts.Organisation",
         on_delete=models.PROTECT,
         null=True,
         blank=True,

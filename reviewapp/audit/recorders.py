@@ -11,7 +11,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from reviewapp.accounts.models import Membership
+from django.contrib.auth import get_user_model
+
 from reviewapp.audit.models import AuditAction, AuditActorKind
 from reviewapp.audit.services import AuditEntry, audit_record, audit_record_many
 
@@ -38,7 +39,7 @@ def user_chains(user: Any) -> list[int | None]:
     """The chains of the organisations whose matters the user belongs to, else the system's."""
     if user is None or not getattr(user, "is_authenticated", False):
         return [None]
-    ids = Membership.objects.filter(user=user).values_list("matter__organisation_id", flat=True)
+    ids = user.memberships.values_list("matter__organisation_id", flat=True)
     return [*sorted(set(ids))] or [None]
 
 
@@ -62,14 +63,15 @@ def audit_contract_upload(*, contract: Contract) -> None:
 
 def audit_passage_transitions(*, transitions: Sequence[PassageTransition]) -> None:
     """Every state change of passages of one contract (a scan writes hundreds at once)."""
-    from reviewapp.contracts.models import Contract
-
     if not transitions:
         return
-    contract_id = transitions[0].passage.contract_id
-    organisation_id = (
-        Contract.objects.filter(pk=contract_id).values_list("matter__organisation_id", flat=True)
-    ).get()
+    passage = transitions[0].passage
+    organisation_id = (  # the Passage model, without importing the contracts app above
+        type(passage)
+        .objects.filter(pk=passage.pk)
+        .values_list("contract__matter__organisation_id", flat=True)
+        .get()
+    )
     audit_record_many(
         organisation_id=organisation_id,
         entries=[_transition_entry(transition) for transition in transitions],
@@ -176,8 +178,6 @@ def audit_sign_in(*, user: Any, ip: str | None, signed_out: bool = False) -> Non
 
 def audit_sign_in_failure(*, username: str, ip: str | None) -> None:
     """A known user's failure goes to their organisations' chains; anyone else's to the system's."""
-    from django.contrib.auth import get_user_model
-
     user = get_user_model().objects.filter(username=username).first() if username else None
     for organisation_id in user_chains(user):
         audit_record(

@@ -10,7 +10,6 @@ from django.db.models import CharField, Exists, F, Func, OuterRef, Q, QuerySet, 
 from django.db.models.functions import Cast
 from django.utils.text import slugify
 
-from reviewapp.accounts.models import Organisation
 from reviewapp.audit.chain import ROW_FIELDS, ChainBreak, check_head, walk_chain
 from reviewapp.audit.models import SYSTEM_CHAIN, AuditChain, AuditEvent
 from reviewapp.audit.services import chain_key
@@ -52,6 +51,12 @@ def audit_events_of_chain(*, organisation_id: int | None) -> QuerySet[AuditEvent
     return AuditEvent.objects.filter(organisation_id=organisation_id)
 
 
+def _organisations() -> QuerySet[Any]:
+    """The organisations, through the chain's relation: the audit log's writing side sits below
+    the accounts app and imports none of it."""
+    return AuditChain._meta.get_field("organisation").related_model._default_manager.all()
+
+
 def audit_organisation_resolve(*, reference: str) -> int | None:
     """An organisation by id, name or slug of its name; "system" is the chain of no organisation."""
     if reference.strip().lower() == SYSTEM_CHAIN:
@@ -59,11 +64,11 @@ def audit_organisation_resolve(*, reference: str) -> int | None:
     query = Q(name__iexact=reference.strip())
     if reference.strip().isdigit():
         query |= Q(pk=int(reference))
-    match = Organisation.objects.filter(query).values_list("pk", flat=True).first()
+    match = _organisations().filter(query).values_list("pk", flat=True).first()
     if match is not None:
         return match
     slug = slugify(reference)
-    for pk, name in Organisation.objects.values_list("pk", "name").iterator():
+    for pk, name in _organisations().values_list("pk", "name").iterator():
         if slugify(name) == slug:
             return pk
     raise OrganisationNotFound(f"No organisation {reference!r} (give its id, name or slug).")
@@ -71,9 +76,11 @@ def audit_organisation_resolve(*, reference: str) -> int | None:
 
 def audit_chain_ids() -> list[int | None]:
     """Every chain that has a head or an event (a deleted head still gets its rows checked)."""
-    with_events = Organisation.objects.filter(
-        Exists(AuditEvent.objects.filter(organisation=OuterRef("pk")))
-    ).values_list("pk", flat=True)
+    with_events = (
+        _organisations()
+        .filter(Exists(AuditEvent.objects.filter(organisation=OuterRef("pk"))))
+        .values_list("pk", flat=True)
+    )
     heads = AuditChain.objects.values_list("organisation_id", flat=True)
     ids: set[int | None] = {*with_events, *heads}
     if AuditEvent.objects.filter(organisation__isnull=True).exists():
@@ -117,5 +124,5 @@ def _chain_rows(events: QuerySet[AuditEvent]) -> QuerySet[AuditEvent, tuple[Any,
 def _label(organisation_id: int | None) -> str:
     if organisation_id is None:
         return "system chain"
-    name = Organisation.objects.filter(pk=organisation_id).values_list("name", flat=True).first()
+    name = _organisations().filter(pk=organisation_id).values_list("name", flat=True).first()
     return f"organisation {name!r} (id {organisation_id})"

@@ -36,9 +36,9 @@ from reviewapp.contracts.ocr import (
     ocr_time_limit_s,
 )
 from reviewapp.contracts.selectors import matter_storage_used
+from reviewapp.contracts.signals import contract_read
 from reviewapp.contracts.unlocked import contract_extract
 from reviewapp.realtime.events import event_publish
-from reviewapp.reviews.services import review_scan
 from reviewapp.tasks_by_name import task_named
 from reviewapp.text.extraction import (
     ExtractedDocument,
@@ -310,11 +310,9 @@ def contract_ingest_scan(
 
 
 def _scan(contract: Contract, engine: str | None, enqueue: bool) -> None:
-    review = review_scan(contract_id=contract.pk, engine=engine, enqueue=enqueue)
-    if review is not None:
-        timings = {**contract.timings_ms, "scan": review.scan_ms}
-        Contract.objects.filter(pk=contract.pk).update(timings_ms=timings)
-        contract.refresh_from_db()
+    """Announce the stored contract; the reviews app scans it (reviews.services)."""
+    contract_read.send(sender=Contract, contract=contract, engine=engine, enqueue=enqueue)
+    contract.refresh_from_db()
 
 
 def _claim(contract_id: int) -> Contract | None:

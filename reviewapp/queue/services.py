@@ -36,11 +36,11 @@ from reviewapp.queue.records import (
     queue_history_add,
 )
 from reviewapp.queue.severity import due_at, item_severity
-from reviewapp.queue.tasks import mention_mail_send
 from reviewapp.realtime.events import event_publish, user_notice_push
 from reviewapp.reviews.acting_for.selectors import acting_sides
 from reviewapp.reviews.models import Review, RuleFiring
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.tasks_by_name import task_named
 from reviewapp.text.engine.model import SEVERITY_RANK
 
 __all__ = [
@@ -204,4 +204,4 @@ def _mentioned_users(item: QueueItem, body: str) -> list[Any]:
 
 
 def _mail_mention(item_id: int, from_user_id: int, to_user_id: int) -> None:
-    mention_mail_send.delay(item_id, from_user_id, to_user_id)
+    task_named("reviewapp.queue.tasks.mention_mail_send").delay(item_id, from_user_id, to_user_id)

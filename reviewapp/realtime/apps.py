@@ -6,4 +6,4 @@ class RealtimeConfig(AppConfig):
     label = "realtime"
 
     def ready(self) -> None:
-        from reviewapp.realtime import signals  # noqa: F401
+        from reviewapp.realtime import signals  # noqa: F401  (receivers import models: at ready)

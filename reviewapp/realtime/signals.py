@@ -1,4 +1,5 @@
-"""Framework hooks that end live sockets; no business rule lives here."""
+"""Hooks that end live sockets (sign-out, revoked credentials, a lost membership); no business
+rule lives here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.db.models.signals import post_delete
 from django.dispatch import receiver
 
 from reviewapp.accounts.models import Membership
+from reviewapp.accounts.revocation import credentials_revoked
 from reviewapp.realtime.events import sockets_close_for_user
 
 
@@ -16,6 +18,11 @@ from reviewapp.realtime.events import sockets_close_for_user
 def _close_sockets_on_logout(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
     if user is not None:
         sockets_close_for_user(user_id=user.pk, signed_out=True)
+
+
+@receiver(credentials_revoked)
+def _close_sockets_on_revoked_credentials(sender: Any, user_id: int, **kwargs: Any) -> None:
+    sockets_close_for_user(user_id=user_id, signed_out=True)
 
 
 @receiver(post_delete, sender=Membership)

@@ -50,9 +50,21 @@ __all__ = [  # the moves live in reviews.transitions; these names stay importabl
     "passage_transition",
     "review_handoff_register",
     "review_refresh_status",
+    "review_contract_read",
     "review_scan",
     "review_status_of",
 ]
+
+
+def review_contract_read(
+    *, contract: Contract, engine: str | None, enqueue: bool, **_: Any
+) -> None:
+    """The reviews app's receiver of ``contracts.signals.contract_read``: scan the stored
+    contract and record how long the scan took among the contract's timings."""
+    review = review_scan(contract_id=contract.pk, engine=engine, enqueue=enqueue)
+    if review is not None:
+        timings = {**contract.timings_ms, "scan": review.scan_ms}
+        Contract.objects.filter(pk=contract.pk).update(timings_ms=timings)
 
 
 def review_scan(

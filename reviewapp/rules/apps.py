@@ -16,6 +16,7 @@ def _sync_shipped_playbooks(*, using: str = "default", **kwargs: Any) -> None:
     """Every ``migrate`` (each start and each deploy) loads the shipped playbook files: a file
     that changed since becomes a new version, so improved defaults reach running installations
     while reviews keep the version they ran with. The shipped router model file likewise."""
+    # run after migrate, once models are ready: an AppConfig may not import them at load
     from .routers import router_sync_shipped
     from .services import playbook_sync_defaults
 

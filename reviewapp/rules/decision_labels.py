@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.db.models import QuerySet
 
 from reviewapp.contracts.models import Passage
@@ -25,6 +26,7 @@ from reviewapp.rules.models import PlaybookVersion
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine import SimplePassage, scan
 from reviewapp.text.engine.model import ROUTER_CONTEXT_SUFFIX, is_router_rule
+from reviewapp.text.evaluation import compiled_playbook
 from reviewapp.text.router.features import PassageView, passage_view
 from reviewapp.text.router.flags import merge_hits, router_hits
 from reviewapp.text.router.model import RouterModel
@@ -204,8 +206,6 @@ def label_examples(labels: list[DecisionLabel]) -> list[Example]:
     passage labelled with the categories that are there, so a false flag's category is a
     negative example of it; a passage with a clause found not acceptable weighs double. A
     contract is one example so that training by folds holds a contract out whole."""
-    import numpy as np
-
     examples = []
     for passages in labels_by_contract(labels):
         views = [group[0].view for group in passages]
@@ -310,8 +310,6 @@ def score_on_decisions(
 ) -> dict[str, Any]:
     """How many of the organisation's decided passages the playbook (and router) would flag
     with their category today; clauses found not acceptable are the ones that must not slip."""
-    from reviewapp.text.evaluation import compiled_playbook
-
     compiled = compiled_playbook(playbook)
     labels = decision_labels(organisation_id=organisation.pk)
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])

@@ -12,6 +12,8 @@ from __future__ import annotations
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp.contracts.models import PassageState
+
 CATEGORY_LABELS = {
     "Document Name": _("Document Name"),
     "Parties": _("Parties"),
@@ -110,8 +112,6 @@ CONTRACT_TYPE_LABELS = {  # the CUAD contract types rules.detect names
 
 def state_label(value: str) -> str:
     """A passage state in words ("Needs human review"), whatever case it is stored in."""
-    from reviewapp.contracts.models import PassageState
-
     try:
         return str(PassageState(value).label)
     except ValueError:

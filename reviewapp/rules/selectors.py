@@ -72,16 +72,15 @@ def router_get_for_admin(*, user: AnyUser, router_id: int) -> RouterVersion | No
 
 def rule_hit_counts(*, playbook: Playbook, user: AnyUser) -> dict[str, int]:
     """Firings per rule in the reviews of the organisations ``user`` administers only: a shipped
-    playbook is shared, its use by other organisations is not."""
-    from reviewapp.reviews.models import RuleFiring
-
+    playbook is shared, its use by other organisations is not. Read through the versions'
+    reverse relation to the reviews' firings (rules sits below reviews and imports none of it)."""
     organisations = organisations_administered(user=user)
     rows = (
-        RuleFiring.objects.filter(
-            playbook_version__playbook=playbook,
-            review__contract__matter__organisation__in=organisations,
+        PlaybookVersion.objects.filter(
+            playbook=playbook,
+            rulefiring__review__contract__matter__organisation__in=organisations,
         )
-        .values("rule_id")
-        .annotate(hits=Count("id"))
+        .values("rulefiring__rule_id")
+        .annotate(hits=Count("rulefiring"))
     )
-    return {row["rule_id"]: row["hits"] for row in rows}
+    return {row["rulefiring__rule_id"]: row["hits"] for row in rows}

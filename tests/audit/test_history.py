@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from reviewapp.accounts.models import Membership, Role
-from reviewapp.audit.history import contract_history_page
+from reviewapp.audit.pages.history import contract_history_page
 from tests.factories import STRICT
 from tests.reviews.test_exports import decide, reviewed
 

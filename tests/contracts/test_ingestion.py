@@ -12,8 +12,8 @@ from reviewapp.contracts.services import (
     contract_upload,
 )
 from reviewapp.reviews.models import Review
-from tests.contracts import hostile_files as hf
 from tests.factories import upload_and_ingest
+from tests.text import hostile_files as hf
 
 pytestmark = pytest.mark.django_db
 

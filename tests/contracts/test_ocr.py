@@ -14,8 +14,8 @@ from reviewapp.contracts.models import DocumentStatus
 from reviewapp.contracts.ocr import ocr_page_count, ocr_time_limit_s
 from reviewapp.realtime.models import Event
 from reviewapp.text.extraction.quality import word_recovery
-from tests.contracts import hostile_files as hf
 from tests.factories import upload_and_ingest
+from tests.text import hostile_files as hf
 from tests.tools import need_program
 
 pytestmark = pytest.mark.django_db

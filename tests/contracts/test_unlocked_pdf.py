@@ -18,7 +18,7 @@ from reviewapp.contracts.services import (
     contract_upload,
 )
 from reviewapp.contracts.unlocked import unlocked_name
-from tests.contracts import hostile_files as hf
+from tests.text import hostile_files as hf
 
 pytestmark = pytest.mark.django_db
 

@@ -21,11 +21,11 @@ from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import Contract
 from reviewapp.queue.decisions import queue_item_claim
 from reviewapp.queue.models import QueueItem
-from tests.contracts.hostile_files import make_text_pdf
 from tests.e2e.test_upload_flow import sign_in
 from tests.factories import STRICT, active_playbook
 from tests.processes import celery_worker, wait_until, web_server
 from tests.stack.faults import upload, wait_for_all_finished
+from tests.text.hostile_files import make_text_pdf
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,15 +11,15 @@ import pytest
 from reviewapp.accounts.models import Matter
 from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import Contract
-from reviewapp.contracts.review_page import PAGE_SIZE
 from reviewapp.reviews.models import RuleFiring
+from reviewapp.reviews.review_page import PAGE_SIZE
 from reviewapp.reviews.services import review_scan
-from tests.contracts.test_review_page import _long_contract_text
 from tests.e2e.test_blocking import in_thread, ingest
 from tests.e2e.test_review_page import IN_VIEWER, _cuad_pdf
 from tests.e2e.test_upload_flow import sign_in
 from tests.factories import STRICT, active_playbook, ingested_contract
 from tests.processes import web_server
+from tests.reviews.test_review_page import _long_contract_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,6 @@ import pytest
 
 from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import Contract
-from reviewapp.contracts.review_page import PAGE_SIZE
 from reviewapp.reviews.models import (
     Draft,
     DraftStatus,
@@ -17,6 +16,7 @@ from reviewapp.reviews.models import (
     Verification,
     VerificationStatus,
 )
+from reviewapp.reviews.review_page import PAGE_SIZE
 from tests.e2e.test_upload_flow import sign_in
 from tests.processes import celery_worker, wait_until, web_server
 

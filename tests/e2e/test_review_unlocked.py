@@ -9,11 +9,11 @@ from reviewapp.accounts.models import Matter
 from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import Contract, DocumentStatus
 from reviewapp.reviews.models import RuleFiring
-from tests.contracts import hostile_files as hf
 from tests.e2e.test_blocking import in_thread, ingest
 from tests.e2e.test_upload_flow import sign_in
 from tests.factories import active_playbook
 from tests.processes import celery_worker, wait_until, web_server
+from tests.text import hostile_files as hf
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

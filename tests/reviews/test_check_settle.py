@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from reviewapp.contracts.models import PassageState
-from reviewapp.contracts.review_output import document_record
 from reviewapp.queue.models import QueueItem
 from reviewapp.reviews import services as review_services
 from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.models import ActorKind, PassageTransition, RuleFiring, Verification
 from reviewapp.reviews.reopen import ReopenRefused, passage_flag_reopen
+from reviewapp.reviews.review_output import document_record
 from reviewapp.reviews.services import review_scan
 from reviewapp.text.check.model import N_FEATURES, CheckModel
 from tests.factories import active_playbook, ingested_contract

@@ -250,7 +250,7 @@ def test_each_download_is_audited_with_the_kind_of_file(client, redlined):
 def test_the_audit_log_says_which_kind_was_exported(client, redlined):
     from django.utils import translation
 
-    from reviewapp.audit.wording import EventLookups, detail_words
+    from reviewapp.audit.pages.wording import EventLookups, detail_words
 
     review, _original = redlined
     download(client, review, "redline.docx")

@@ -244,7 +244,7 @@ rules:
 def test_a_pdf_upload_exports_as_a_generated_docx_with_the_change_and_its_pages(
     client, matter, lawyer, reviewer, tmp_path, django_capture_on_commit_callbacks
 ):
-    from tests.contracts.hostile_files import make_text_pdf
+    from tests.text.hostile_files import make_text_pdf
 
     active_playbook(organisation=matter.organisation, source=PLAYBOOK)
     pages = [

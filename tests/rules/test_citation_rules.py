@@ -12,7 +12,7 @@ from reviewapp.text.engine import (
     offline_verdict,
     scan,
 )
-from tests.rules.test_engine import CITATION_RULE, fired, playbook
+from tests.text.test_engine import CITATION_RULE, fired, playbook
 
 CHECKED = {**CITATION_RULE, "citation_check": "prc"}
 ZH_PLAYBOOK = "reviewapp/rules/playbooks/commercial-zh.yaml"

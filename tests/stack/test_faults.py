@@ -16,9 +16,9 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from reviewapp.contracts.models import Contract, DocumentStatus
-from tests.contracts.hostile_files import make_text_pdf
 from tests.processes import celery_beat, celery_worker, wait_until, web_server
 from tests.stack.faults import own_redis, unfinished, upload, wait_for_all_finished
+from tests.text.hostile_files import make_text_pdf
 
 pytestmark = [
     pytest.mark.worker,

@@ -10,8 +10,8 @@ import pytest
 from reviewapp.celery import app
 from reviewapp.contracts.models import Contract, DocumentStatus
 from reviewapp.contracts.services import contract_upload
-from tests.contracts.hostile_files import make_text_pdf
 from tests.processes import celery_worker, wait_until
+from tests.text.hostile_files import make_text_pdf
 
 pytestmark = [
     pytest.mark.worker,

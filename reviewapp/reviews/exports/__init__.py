@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reviewapp.audit.recorders import audit_export
 from reviewapp.reviews.models import Review
 
 EXPORT_FORMATS = ("docx", "json", "csv")
@@ -17,6 +18,4 @@ def export_recorded(*, review: Review, user: Any, fmt: str, audience: str = "") 
     """Record in the audit log that `user` exported `review` as `fmt` ("docx", "json", "csv",
     "redline.docx", "redline-internal.docx"); `audience` says who a redline file is for
     ("counterparty" or "firm")."""
-    from reviewapp.audit.recorders import audit_export
-
     audit_export(review=review, user=user, fmt=fmt, audience=audience)

@@ -14,11 +14,12 @@ rule) does not settle it. Figures:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .training import CheckExample
+if TYPE_CHECKING:  # training imports these figures; the examples are only named here
+    from .training import CheckExample
 
 
 def standing(

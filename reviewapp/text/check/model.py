@@ -34,6 +34,7 @@ def _identity(tokens: list[str]) -> list[str]:
 
 @lru_cache(maxsize=1)
 def hasher() -> Any:
+    # scikit-learn on first use: importing it costs a web process about half a second
     from sklearn.feature_extraction.text import HashingVectorizer
 
     return HashingVectorizer(
@@ -95,6 +96,7 @@ class CheckModel:
         tokens are ``tokens``), the features that weighed most either way: (feature, weight).
         The columns come from the matrix; they are named from one hash of each of the
         document's distinct tokens (a token-by-token search costs ten times more)."""
+        # scikit-learn on first use: importing it costs a web process about half a second
         from sklearn.utils import murmurhash3_32
 
         names = {

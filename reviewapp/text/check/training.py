@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from reviewapp.text.engine import CompiledPlaybook, RuleHit, offline_verdict, passage_states
+from reviewapp.text.engine import (
+    CompiledPlaybook,
+    RuleHit,
+    SimplePassage,
+    offline_verdict,
+    passage_states,
+    scan,
+)
 from reviewapp.text.engine.scanner import REJECTED
 from reviewapp.text.router import training as router_training
 from reviewapp.text.router.flags import merge_hits, router_scan
@@ -35,6 +42,7 @@ from .features import (
     text_tokens,
     text_words,
 )
+from .figures import measure, pooled
 from .model import N_FEATURES, CheckModel, feature_matrix, hasher
 
 C_REGULARISATION = 1.0
@@ -144,8 +152,6 @@ def examples_from_documents(
 ) -> list[CheckExample]:
     """Candidates of every document, with out-of-fold router probabilities (``router`` is
     only the settings holder: thresholds and margin; its weights are not used)."""
-    from reviewapp.text.engine import scan
-
     started = time.perf_counter()
     segmented = [list(segmenter(doc.text)) for doc in documents]
     rule_hits = [
@@ -188,8 +194,6 @@ def examples_from_passages(
     ``judged`` (every category a lawyer answered there, so a false flag's candidate is a
     negative) and ``weight``. The router, if any, scores the passage itself: it must be one
     trained without these passages."""
-    from reviewapp.text.engine import SimplePassage, scan
-
     examples = []
     for passage in passages:
         segments = [SimplePassage(index=0, start=0, end=len(passage.text), heading=passage.heading)]
@@ -258,6 +262,7 @@ def _example(compiled, doc, categories, segments, hits, tokens, columns, scores)
 def fit(examples: Sequence[CheckExample], *, meta: dict[str, Any] | None = None) -> CheckModel:
     """A check trained on every candidate of ``examples`` (calibration and thresholds left to
     the caller)."""
+    # scikit-learn only to train (seconds to import; a review never trains)
     from sklearn.linear_model import LogisticRegression
 
     text = [t for e in examples for t, keep in zip(e.text, e.judged, strict=True) if keep]
@@ -295,6 +300,7 @@ def out_of_fold(examples: Sequence[CheckExample], *, folds: int = 5) -> list[np.
 
 def calibrate(examples: Sequence[CheckExample], margins: Sequence[np.ndarray]) -> tuple:
     """Platt scaling of out-of-fold margins: (a, b) with p = sigmoid(a * margin + b)."""
+    # scikit-learn only to train (seconds to import; a review never trains)
     from sklearn.linear_model import LogisticRegression
 
     x = np.concatenate([m[e.judged] for e, m in zip(examples, margins, strict=True)])
@@ -370,8 +376,6 @@ def cross_validated_report(
     seed: int = 0,
 ) -> dict[str, Any]:
     """Unseen-contract estimate: out-of-fold scores, thresholds chosen on the other half."""
-    from .figures import measure, pooled
-
     order = np.random.RandomState(seed).permutation(len(examples))
     halves = [sorted(order[: len(order) // 2]), sorted(order[len(order) // 2 :])]
     first, checked = [], []

@@ -87,6 +87,7 @@ def ocr_pdf(
     on_page: PageCallback | None = None,
 ) -> ExtractedDocument:
     """Recognise the text of every page; raises ExtractionError (NEEDS_OCR) if it cannot."""
+    # ocrmypdf is heavy and optional: imported only where OCR runs
     import ocrmypdf
     from ocrmypdf.exceptions import ExitCodeException
 
@@ -191,6 +192,7 @@ def _register_hook() -> None:
     """Mark the hook for OCRmyPDF's plugin manager (when the package is installed)."""
     global get_progressbar_class
     with contextlib.suppress(ImportError):
+        # ocrmypdf is heavy and optional: imported only where OCR runs
         from ocrmypdf import hookimpl
 
         get_progressbar_class = hookimpl(get_progressbar_class)

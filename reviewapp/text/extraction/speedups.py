@@ -27,6 +27,7 @@ class UnsupportedPypdf(RuntimeError):
 
 
 def install() -> None:
+    # pypdf is patched on demand, by the extraction worker that uses it
     import pypdf
 
     if pypdf.__version__ != PATCHED_PYPDF:

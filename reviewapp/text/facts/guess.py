@@ -190,6 +190,7 @@ def train(
 ) -> GuessModel:
     """A model from each contract's candidates, each with whether it is the contract's right
     expiration. scikit-learn is imported here only: scoring needs nothing but the weights."""
+    # scikit-learn only to train (seconds to import; a review never trains)
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 

@@ -43,6 +43,7 @@ def hasher() -> Any:
 @lru_cache(maxsize=1 << 18)
 def feature_index(token: str) -> int:
     """The column ``hasher()`` gives a token (scikit-learn's signed MurmurHash3, seed 0)."""
+    # scikit-learn on first use: importing it costs a web process about half a second
     from sklearn.utils import murmurhash3_32
 
     value = murmurhash3_32(token, seed=0)

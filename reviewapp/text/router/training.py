@@ -123,6 +123,7 @@ def fit(
     keep: int = KEEP_PER_CATEGORY,
 ) -> RouterModel:
     """A model trained on every passage of ``examples`` (thresholds left to the caller)."""
+    # scikit-learn only to train (seconds to import; a review never trains)
     from sklearn.linear_model import LogisticRegression
 
     passages = [view for example in examples for view in example.views]

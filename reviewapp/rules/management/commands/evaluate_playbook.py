@@ -7,7 +7,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from reviewapp.accounts.models import Organisation
+from reviewapp.rules.check_training import check_cross_validated, format_lawyer_figures
+from reviewapp.rules.decision_labels import score_on_decisions
 from reviewapp.rules.models import Playbook
+from reviewapp.rules.router_training import RouterTrainingError, folder_examples
 from reviewapp.rules.services import DEFAULTS_DIR, playbook_compiled
 from reviewapp.text.evaluation import (
     LabelsUnreadable,
@@ -16,8 +20,10 @@ from reviewapp.text.evaluation import (
     is_labelled_folder,
     read_labelled_folder,
 )
-from reviewapp.text.router import shipped_router_path
+from reviewapp.text.router import shipped_router_path, training
 from reviewapp.text.router.model import RouterFileInvalid, load_router
+
+from .train_router import format_report
 
 
 class Command(BaseCommand):
@@ -79,21 +85,15 @@ class Command(BaseCommand):
         if options["format"] == "json":
             self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
         elif options["check"] == "cross-validate":
-            from reviewapp.rules.check_training import format_lawyer_figures
-
             self.stdout.write(format_lawyer_figures(report))
         elif options["organisation"]:
             self.stdout.write(_decisions_table(report))
         elif "rules" in report:
-            from .train_router import format_report
-
             self.stdout.write(format_report(report))
         else:
             self.stdout.write(format_table(report))
 
     def _cross_validated(self, folder: Path, options: dict[str, Any]) -> dict[str, Any]:
-        from reviewapp.rules.router_training import RouterTrainingError, folder_examples
-        from reviewapp.text.router import training
 
         try:
             examples, categories = folder_examples(folder, options["playbook"])
@@ -103,8 +103,6 @@ class Command(BaseCommand):
         return training.cross_validated_report(examples, scores)
 
     def _check(self, folder: Path, options: dict[str, Any]) -> dict[str, Any]:
-        from reviewapp.rules.check_training import check_cross_validated
-        from reviewapp.rules.router_training import RouterTrainingError
 
         try:
             return check_cross_validated(
@@ -117,8 +115,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
 
     def _decisions(self, options: dict[str, Any]) -> dict[str, Any]:
-        from reviewapp.accounts.models import Organisation
-        from reviewapp.rules.decision_labels import score_on_decisions
 
         organisation = Organisation.objects.filter(name=options["organisation"]).first()
         if organisation is None:

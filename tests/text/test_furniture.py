@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from reviewapp.text.extraction import ExtractionLimits, extract_file
 from reviewapp.text.extraction.furniture import strip_page_furniture
-from tests.contracts.hostile_files import make_text_pdf
+from tests.text.hostile_files import make_text_pdf
 
 FOOTER = "Source: ACME CORP., 10-K, 3/1/2019"
 

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from reviewapp import converters  # noqa: F401  (registers the <id:...> converter)
-from reviewapp.audit import views
+from reviewapp.audit.pages import views
 
 urlpatterns = [
     path("contracts/<id:contract_id>/history/", views.contract_history, name="contract-history"),

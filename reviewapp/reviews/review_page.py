@@ -17,7 +17,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
@@ -26,7 +26,6 @@ from django.utils.translation import get_language
 
 from reviewapp.accounts.models import Role
 from reviewapp.contracts.models import Contract, Passage, PassageState
-from reviewapp.queue.models import QueueItem
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.models import (
     Draft,
@@ -41,6 +40,9 @@ from reviewapp.rules.labels import category_label
 from reviewapp.rules.selectors import flaggable_categories
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine.model import ROUTER_CONTEXT_SUFFIX, severity_rank
+
+if TYPE_CHECKING:  # the queue sits above reviews: its items are read through the relation
+    from reviewapp.queue.models import QueueItem
 
 PDF_KIND = "pdf"
 PAGE_SIZE = 40
@@ -430,7 +432,7 @@ def _verifications(review: Review | None, ids: list[int]) -> dict[int, Verificat
 def _queue_items(review: Review | None, ids: list[int]) -> dict[int, QueueItem]:
     if review is None or not ids:
         return {}
-    items = QueueItem.objects.filter(review=review, passage_id__in=ids).select_related(
+    items = review.queue_items.filter(passage_id__in=ids).select_related(  # type: ignore[attr-defined]
         "decided_by", "claimed_by"
     )
     return {item.passage_id: item for item in items.order_by("pk")}  # the latest item wins

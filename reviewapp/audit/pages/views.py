@@ -9,8 +9,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from reviewapp.accounts.selectors import organisations_administered
-from reviewapp.audit.forms import AuditLogFilterForm
-from reviewapp.audit.history import audit_log_page, contract_history_page
+from reviewapp.audit.pages.forms import AuditLogFilterForm
+from reviewapp.audit.pages.history import audit_log_page, contract_history_page
 from reviewapp.contracts.selectors import contract_get_for_user
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from tests.contracts import hostile_files as hf
+from tests.text import hostile_files as hf
 
 pytestmark = pytest.mark.django_db
 
@@ -153,7 +153,7 @@ def test_a_document_known_from_an_anthropic_run_finishes_with_the_offline_engine
 
 
 def test_one_document_that_breaks_is_its_own_error_record(capsys, tmp_path, monkeypatch):
-    from reviewapp.contracts.management.commands import review as command
+    from reviewapp.reviews.management.commands import review as command
 
     good, bad = tmp_path / "a-good.txt", tmp_path / "b-bad.txt"
     good.write_text("1. Assignment. Neither party may assign this Agreement.\n", encoding="utf-8")

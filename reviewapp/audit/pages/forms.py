@@ -7,8 +7,8 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp.audit.history import LogFilters
-from reviewapp.audit.wording import ACTION_LABELS
+from reviewapp.audit.pages.history import LogFilters
+from reviewapp.audit.pages.wording import ACTION_LABELS
 from reviewapp.contracts.models import Contract
 
 

@@ -13,16 +13,16 @@ from django.db import connection
 
 from reviewapp.accounts.models import Matter, Organisation
 from reviewapp.contracts.models import FAILED_STATUSES, Contract, DocumentStatus
-from reviewapp.contracts.review_output import (
+from reviewapp.contracts.services import UploadRejected, contract_ingest, contract_upload
+from reviewapp.reviews.inline import review_model_work_run, review_use_engine
+from reviewapp.reviews.models import Review
+from reviewapp.reviews.review_output import (
     TABLE_HEADER,
     document_record,
     error_record,
     iter_documents,
     table_row,
 )
-from reviewapp.contracts.services import UploadRejected, contract_ingest, contract_upload
-from reviewapp.reviews.inline import review_model_work_run, review_use_engine
-from reviewapp.reviews.models import Review
 
 CLI_ORGANISATION = "Command line"
 logger = logging.getLogger(__name__)

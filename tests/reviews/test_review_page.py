@@ -11,12 +11,12 @@ from django.core.cache import cache
 
 from reviewapp.accounts.models import Membership, Role
 from reviewapp.contracts.models import PassageState
-from reviewapp.contracts.review_page import MAX_ISSUES_SHOWN, PAGE_SIZE
 from reviewapp.contracts.services import contract_ingest, contract_upload
 from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.realtime.models import Event
 from reviewapp.reviews.models import RuleFiring
+from reviewapp.reviews.review_page import MAX_ISSUES_SHOWN, PAGE_SIZE
 from reviewapp.reviews.services import review_scan
 from tests.factories import CONTRACT, STRICT, active_playbook, ingested_contract
 

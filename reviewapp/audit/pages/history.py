@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from reviewapp.accounts.models import Matter
 from reviewapp.audit.models import AuditAction, AuditActorKind, AuditEvent
-from reviewapp.audit.wording import (
+from reviewapp.audit.pages.wording import (
     EventLine,
     EventLookups,
     PassageRef,
