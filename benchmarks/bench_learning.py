@@ -123,7 +123,7 @@ def learning_run(
     *, train: Path, score: Path, base: Path, folds: int, log: Callable[[str], None]
 ) -> dict[str, Any]:
     """The whole benchmark in the database Django is set up with (a test's, or a private one)."""
-    from reviewapp.rules.organisation_training import router_train_organisation
+    from reviewapp.rules.learned.organisation_training import router_train_organisation
     from reviewapp.text.evaluation import load_documents
 
     lawyer, organisation = _people()

@@ -29,7 +29,7 @@ from reviewapp.contracts.models import (
     IntakeBatch,
     Passage,
 )
-from reviewapp.contracts.ocr import (
+from reviewapp.contracts.ocr_settings import (
     ocr_missing_message,
     ocr_page_count,
     ocr_read,
@@ -270,7 +270,7 @@ def _read_scan(contract: Contract, pages: int, engine: str | None, enqueue: bool
 
 
 def ocr_contract_enqueue(contract_id: int, pages: int) -> bool:
-    """Queue the OCR with time limits that grow with the scan's pages (contracts/ocr.py)."""
+    """Queue the OCR with time limits that grow with the scan's pages (ocr_settings.py)."""
     limit = ocr_time_limit_s(pages)
     try:
         task_named("reviewapp.contracts.tasks.ocr_contract").apply_async(

@@ -31,7 +31,7 @@ from reviewapp.portfolio.selectors import (
     contract_url_template,
     passage_url,
 )
-from reviewapp.rules.labels import category_label, severity_label
+from reviewapp.rules.display_labels import category_label, severity_label
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"

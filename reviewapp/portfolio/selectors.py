@@ -34,7 +34,7 @@ from reviewapp.portfolio.ranks import SEVERITY_RANK, STATE_RANK, worse_severity
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.reviews.key_facts import date_value_shown, fact_shown, facts_from_data
 from reviewapp.reviews.models import Draft, ReviewSnapshot, ReviewStatus, RuleFiring
-from reviewapp.rules.labels import category_label, severity_label
+from reviewapp.rules.display_labels import category_label, severity_label
 from reviewapp.text.facts.dates import as_date
 from reviewapp.text.facts.model import DATE_FACTS, Fact
 

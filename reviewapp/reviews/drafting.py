@@ -30,7 +30,7 @@ from reviewapp.reviews.model_work import (
 from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
 from reviewapp.reviews.output_rules import draft_flags
 from reviewapp.reviews.slots import model_call_slot
-from reviewapp.rules.labels import contract_type_label
+from reviewapp.rules.display_labels import contract_type_label
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine import key_facts_find
 from reviewapp.text.engine.side import speak_for

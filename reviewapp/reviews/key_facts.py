@@ -23,7 +23,7 @@ from typing import Any
 from django.utils import formats
 from django.utils.translation import gettext
 
-from reviewapp.rules.labels import category_label
+from reviewapp.rules.display_labels import category_label
 from reviewapp.text.facts import normalise_fact
 from reviewapp.text.facts.dates import as_date
 from reviewapp.text.facts.durations import add_duration, parse_duration

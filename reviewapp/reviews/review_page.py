@@ -36,7 +36,7 @@ from reviewapp.reviews.models import (
     Verification,
 )
 from reviewapp.reviews.reasons import CATEGORY_NOT_PRESENT
-from reviewapp.rules.labels import category_label
+from reviewapp.rules.display_labels import category_label
 from reviewapp.rules.selectors import flaggable_categories
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine.model import ROUTER_CONTEXT_SUFFIX, severity_rank

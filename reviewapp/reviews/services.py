@@ -36,7 +36,7 @@ from reviewapp.reviews.transitions import (
     review_status_of,
 )
 from reviewapp.rules.checks import check_for
-from reviewapp.rules.routers import router_for
+from reviewapp.rules.learned.versions import router_for
 from reviewapp.rules.services import playbook_compiled, playbook_version_for
 from reviewapp.text.check.apply import Checked, check_hits
 from reviewapp.text.contract_type import detect_contract_type, detect_language

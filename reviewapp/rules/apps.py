@@ -17,7 +17,7 @@ def _sync_shipped_playbooks(*, using: str = "default", **kwargs: Any) -> None:
     that changed since becomes a new version, so improved defaults reach running installations
     while reviews keep the version they ran with. The shipped router model file likewise."""
     # run after migrate, once models are ready: an AppConfig may not import them at load
-    from .routers import router_sync_shipped
+    from .learned.versions import router_sync_shipped
     from .services import playbook_sync_defaults
 
     if using == "default":

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from reviewapp.accounts.selectors import AnyUser, organisations_administered
-from reviewapp.rules.labels import CATEGORY_LABELS
+from reviewapp.rules.display_labels import CATEGORY_LABELS
 from reviewapp.rules.models import Playbook, PlaybookVersion, RouterVersion
 from reviewapp.rules.services import playbook_compiled
 

@@ -6,8 +6,11 @@ from celery import shared_task
 
 from reviewapp.accounts.models import Organisation
 from reviewapp.retries import INFRASTRUCTURE_RETRY
-from reviewapp.rules.organisation_training import router_train_organisation
-from reviewapp.rules.router_training import RouterTrainingError, organisations_due_for_retraining
+from reviewapp.rules.learned.organisation_training import router_train_organisation
+from reviewapp.rules.learned.router_training import (
+    RouterTrainingError,
+    organisations_due_for_retraining,
+)
 
 logger = logging.getLogger(__name__)
 

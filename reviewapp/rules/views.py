@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from reviewapp.rules.learned.versions import router_version_activate
 from reviewapp.rules.models import Playbook
-from reviewapp.rules.routers import router_version_activate
 from reviewapp.rules.selectors import (
     organisations_administered,
     playbook_get_for_admin,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from reviewapp.contracts import ocr as ocr_settings
+from reviewapp.contracts import ocr_settings
 from reviewapp.contracts.models import DocumentStatus
-from reviewapp.contracts.ocr import ocr_page_count, ocr_time_limit_s
+from reviewapp.contracts.ocr_settings import ocr_page_count, ocr_time_limit_s
 from reviewapp.realtime.models import Event
 from reviewapp.text.extraction.quality import word_recovery
 from tests.factories import upload_and_ingest

@@ -25,7 +25,7 @@ from reviewapp.reviews.models import (
 )
 from reviewapp.reviews.reasons import FALSE_FLAG
 from reviewapp.reviews.services import passage_transition, review_scan
-from reviewapp.rules.decision_labels import (
+from reviewapp.rules.learned.training_labels import (
     NOT_ACCEPTABLE_WEIGHT,
     decided_passages,
     decision_labels,

@@ -17,7 +17,7 @@ from reviewapp.reviews.lawyer_labels import categories_standing
 from reviewapp.reviews.models import ActorKind, PassageLabel, PassageTransition
 from reviewapp.reviews.reasons import LAWYER_FLAGGED
 from reviewapp.reviews.states import FLAG_FLOW, TransitionNotAllowed, check_transition
-from reviewapp.rules.decision_labels import decision_labels, label_examples
+from reviewapp.rules.learned.training_labels import decision_labels, label_examples
 from tests.queue.test_category_decisions import reviewed
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import re
 
 from django.utils import translation
 
-from reviewapp.rules.labels import CATEGORY_LABELS, category_label
+from reviewapp.rules.display_labels import CATEGORY_LABELS, category_label
 from tests.rules.cuad_categories import CUAD_CLAUSES
 
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from reviewapp.rules.check_training import check_train_from_folder, check_train_organisation
-from reviewapp.rules.decision_labels import DecisionLabel, decided_passages, label_examples
+from reviewapp.rules.learned.check_training import check_train_from_folder, check_train_organisation
+from reviewapp.rules.learned.training_labels import DecisionLabel, decided_passages, label_examples
 from reviewapp.rules.services import DEFAULTS_DIR
 from reviewapp.text.check import training as check_training
 from reviewapp.text.check.model import feature_matrix

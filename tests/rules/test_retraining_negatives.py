@@ -15,9 +15,9 @@ from reviewapp.queue.models import QueueItem
 from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.reviews.services import review_scan
 from reviewapp.rules.checks import check_for
+from reviewapp.rules.learned.organisation_training import router_train_organisation
+from reviewapp.rules.learned.versions import router_for
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.organisation_training import router_train_organisation
-from reviewapp.rules.routers import router_for
 from tests.factories import active_playbook, ingested_contract
 from tests.rules import test_router_service
 from tests.rules.router_corpus import MFN_CLAUSES, PLAYBOOK, corpus, write_folder

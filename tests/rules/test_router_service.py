@@ -17,11 +17,11 @@ from reviewapp.queue.services import queue_item_claim, queue_item_decide
 from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.models import RuleFiring, Verification
 from reviewapp.reviews.services import review_scan
-from reviewapp.rules.decision_labels import decision_labels
+from reviewapp.rules.learned.organisation_training import router_train_organisation
+from reviewapp.rules.learned.router_training import organisations_due_for_retraining
+from reviewapp.rules.learned.training_labels import decision_labels
+from reviewapp.rules.learned.versions import router_for
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.organisation_training import router_train_organisation
-from reviewapp.rules.router_training import organisations_due_for_retraining
-from reviewapp.rules.routers import router_for
 from reviewapp.rules.tasks import retrain_router
 from reviewapp.text.engine.model import router_rule_id
 from reviewapp.text.router import training

@@ -115,7 +115,7 @@ def test_train_router_learns_chinese_clauses_from_a_quoted_folder(tmp_path, caps
 
 
 def test_the_chinese_playbook_runs_the_shipped_chinese_router(db):
-    from reviewapp.rules.routers import router_for, router_sync_shipped
+    from reviewapp.rules.learned.versions import router_for, router_sync_shipped
     from reviewapp.text.engine import load_playbook
 
     assert load_playbook(DEFAULTS_DIR / "commercial-zh.yaml").router.enabled

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy
 from reviewapp.audit.models import AuditAction, AuditActorKind, AuditEvent
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.reasons import reason_label
-from reviewapp.rules.labels import category_label, severity_label
+from reviewapp.rules.display_labels import category_label, severity_label
 
 FIRST_WORDS = 8
 FIRST_CHARS = 24  # Chinese text has no spaces between words

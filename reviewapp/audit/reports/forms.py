@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from reviewapp.audit.reports.figures import ReportChoices
 from reviewapp.audit.reports.filters import ReportFilters
 from reviewapp.reviews.models import Engine
-from reviewapp.rules.labels import category_label
+from reviewapp.rules.display_labels import category_label
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 3 * 366

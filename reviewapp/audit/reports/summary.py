@@ -17,7 +17,7 @@ from reviewapp.audit.reports.figures import (
     percent,
 )
 from reviewapp.contracts.models import PassageState
-from reviewapp.rules.labels import state_label
+from reviewapp.rules.display_labels import state_label
 
 Raw = int | float | Decimal | str | None
 

@@ -14,7 +14,7 @@ from reviewapp.audit.reports.figures import Report, ReportChoices
 from reviewapp.audit.reports.forms import ReportFilterForm
 from reviewapp.audit.reports.selectors import report_build
 from reviewapp.audit.reports.summary import report_summary
-from reviewapp.rules.labels import category_label
+from reviewapp.rules.display_labels import category_label
 from reviewapp.rules.selectors import organisations_administered
 
 

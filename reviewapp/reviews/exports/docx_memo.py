@@ -29,7 +29,7 @@ from reviewapp.reviews.exports.model import (
 from reviewapp.reviews.key_facts import fact_shown
 from reviewapp.reviews.models import ReviewStatus
 from reviewapp.reviews.reasons import rationale_kind, rationale_shown
-from reviewapp.rules.labels import category_label, severity_label, state_label
+from reviewapp.rules.display_labels import category_label, severity_label, state_label
 
 CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 AUTHOR, INITIALS = "Clausewise", "CW"

@@ -30,7 +30,7 @@ from django.utils.translation import gettext as _
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.models import Engine, ReviewStatus
 from reviewapp.reviews.reasons import reason_label
-from reviewapp.rules.labels import state_label
+from reviewapp.rules.display_labels import state_label
 from reviewapp.text.facts.model import Fact
 
 UNSET = "—"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from reviewapp.rules import labels
+from reviewapp.rules import display_labels as labels
 
 register = template.Library()
 

@@ -8,10 +8,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from reviewapp.accounts.models import Organisation
-from reviewapp.rules.check_training import check_cross_validated, format_lawyer_figures
-from reviewapp.rules.decision_labels import score_on_decisions
+from reviewapp.rules.learned.check_training import check_cross_validated, format_lawyer_figures
+from reviewapp.rules.learned.router_training import RouterTrainingError, folder_examples
+from reviewapp.rules.learned.training_labels import score_on_decisions
 from reviewapp.rules.models import Playbook
-from reviewapp.rules.router_training import RouterTrainingError, folder_examples
 from reviewapp.rules.services import DEFAULTS_DIR, playbook_compiled
 from reviewapp.text.evaluation import (
     LabelsUnreadable,

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp.rules.check_training import check_train_from_folder, format_lawyer_figures
-from reviewapp.rules.router_training import RouterTrainingError
+from reviewapp.rules.learned.check_training import check_train_from_folder, format_lawyer_figures
+from reviewapp.rules.learned.router_training import RouterTrainingError
 from reviewapp.text.check.training import DEFAULT_RECALL
 from reviewapp.text.evaluation import is_labelled_folder
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.accounts.models import Organisation
-from reviewapp.rules.organisation_training import router_train_organisation
-from reviewapp.rules.router_training import RouterTrainingError, router_train_from_folder
+from reviewapp.rules.learned.organisation_training import router_train_organisation
+from reviewapp.rules.learned.router_training import RouterTrainingError, router_train_from_folder
 from reviewapp.text.evaluation import is_labelled_folder
 
 

@@ -11,12 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reviewapp.rules.check_training import check_train_organisation, decision_check_figures
 from reviewapp.rules.checks import check_for
-from reviewapp.rules.decision_labels import DecisionLabel, decided_passages
+from reviewapp.rules.learned.check_training import check_train_organisation, decision_check_figures
+from reviewapp.rules.learned.router_training import router_fit_organisation
+from reviewapp.rules.learned.training_labels import DecisionLabel, decided_passages
+from reviewapp.rules.learned.versions import (
+    router_for,
+    router_version_activate,
+    router_version_create,
+)
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.router_training import router_fit_organisation
-from reviewapp.rules.routers import router_for, router_version_activate, router_version_create
 from reviewapp.rules.services import DEFAULTS_DIR
 from reviewapp.text.check import shipped_check_path
 from reviewapp.text.check.model import feature_matrix

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from reviewapp.rules.decision_labels import DecisionLabel, decided_passages
-from reviewapp.rules.router_training import labelled_folder
+from reviewapp.rules.learned.router_training import labelled_folder
+from reviewapp.rules.learned.training_labels import DecisionLabel, decided_passages
 from reviewapp.text.check import training
 from reviewapp.text.check.model import CheckModel
 from reviewapp.text.contract_type import detect_contract_type

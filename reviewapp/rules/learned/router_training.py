@@ -10,7 +10,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from reviewapp.accounts.models import Organisation
-from reviewapp.rules.decision_labels import (
+from reviewapp.rules.learned.training_labels import (
     DecisionLabel,
     decided_since,
     decision_labels,
@@ -18,8 +18,8 @@ from reviewapp.rules.decision_labels import (
     labels_by_contract,
     router_decision_figures,
 )
+from reviewapp.rules.learned.versions import router_for
 from reviewapp.rules.models import RouterVersion
-from reviewapp.rules.routers import router_for
 from reviewapp.rules.services import DEFAULTS_DIR
 from reviewapp.text.contract_type import detect_contract_type
 from reviewapp.text.engine import CompiledPlaybook, compile_playbook, load_playbook, scan
