@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+
+from reviewapp.text.passages import Passage  # noqa: F401  (what the engine scans)
 
 SEVERITIES = ("low", "medium", "high", "critical")
 # The one severity ranking, most urgent first (0): queue order, due times, review page, verifier.
@@ -175,22 +176,6 @@ def router_rule_id(category: str, *, context: bool = False) -> str:
 
 def is_router_rule(rule_id: str) -> bool:
     return rule_id.startswith(ROUTER_RULE_PREFIX)
-
-
-class Passage(Protocol):
-    """What the engine needs from a segment (``reviewapp.text.segmentation.Segment``)."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def start(self) -> int: ...
-
-    @property
-    def end(self) -> int: ...
-
-    @property
-    def heading(self) -> str: ...
 
 
 @dataclass(frozen=True)

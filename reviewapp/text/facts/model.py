@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
+
+from reviewapp.text.passages import PassageText  # noqa: F401  (the passages facts read)
 
 AGREEMENT_DATE = "Agreement Date"
 EFFECTIVE_DATE = "Effective Date"
@@ -16,26 +18,6 @@ AMOUNTS = "Amounts"
 DOCUMENT_NAME = "Document Name"
 DATE_FACTS = (AGREEMENT_DATE, EFFECTIVE_DATE, EXPIRATION_DATE)
 PERPETUAL = "perpetual"
-
-
-class PassageText(Protocol):
-    """A passage as segmentation and the database give it: ``text`` is the normalised passage;
-    ``start``/``end`` are offsets into the contract as stored."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def start(self) -> int: ...
-
-    @property
-    def end(self) -> int: ...
-
-    @property
-    def heading(self) -> str: ...
-
-    @property
-    def text(self) -> str: ...
 
 
 @dataclass(frozen=True)
