@@ -288,6 +288,30 @@ def audit_queue_event(
     )
 
 
+def audit_queue_events(
+    *, items: Sequence[Any], user: Any, action: str, data: Sequence[dict]
+) -> None:
+    """``audit_queue_event`` for several items of one matter at once (items opened by a check
+    batch), appended to the chain under one lock; ``data[i]`` goes with ``items[i]``."""
+    if not items:
+        return
+    actor_kind, actor = _actor_of(user)
+    audit_record_many(
+        organisation_id=items[0].matter.organisation_id,
+        entries=[
+            AuditEntry(
+                action=action,
+                actor_kind=actor_kind,
+                actor=actor,
+                target_type="queue_item",
+                target_id=item.pk,
+                data={"passage_id": item.passage_id, "review_id": item.review_id, **extra},
+            )
+            for item, extra in zip(items, data, strict=True)
+        ],
+    )
+
+
 def audit_matter_event(
     *, matter: Any, user: Any, action: str, data: dict[str, Any] | None = None
 ) -> None:

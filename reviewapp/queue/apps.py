@@ -8,11 +8,11 @@ class QueueConfig(AppConfig):
 
     def ready(self) -> None:
         # Reviews announce a passage that needs a lawyer; the queue (above them) opens its item.
-        from reviewapp.queue.services import queue_item_open
+        from reviewapp.queue.services import queue_items_open
         from reviewapp.queue.severity import acting_for_changed_received
         from reviewapp.reviews.acting_for.signals import acting_for_changed
         from reviewapp.reviews.transitions import review_handoff_register
 
-        review_handoff_register(queue_item_open)
+        review_handoff_register(queue_items_open)
         # Reviews announce a new party acted for; the queue works out its items' severity again.
         acting_for_changed.connect(acting_for_changed_received, dispatch_uid="queue-side-severity")

@@ -10,10 +10,10 @@ from django.utils.translation import gettext as _
 
 from reviewapp.accounts.models import Membership, Role
 from reviewapp.audit.models import AuditAction
-from reviewapp.audit.recorders import audit_queue_event
+from reviewapp.audit.recorders import audit_queue_event, audit_queue_events
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import Decision, HistoryAction, ItemStatus, QueueHistory, QueueItem
-from reviewapp.realtime.events import event_publish
+from reviewapp.realtime.events import NewEvent, events_publish
 
 DECIDERS = (Role.LAWYER, Role.ADMIN)
 
@@ -46,6 +46,21 @@ def queue_history_add(
     recorded = {**_audit_data(item, action), **(data or {})}
     audit_queue_event(item=item, user=actor, action=audited, data=recorded)
     return QueueHistory.objects.create(item=item, actor=actor, action=action, detail=detail[:500])
+
+
+def queue_histories_add(*, items: list[QueueItem], action: str, details: list[str]) -> None:
+    """``queue_history_add`` for several items of one matter by the system (a check batch
+    opening its items): one insert of history lines, one append to the audit chain."""
+    audit_queue_events(
+        items=items,
+        user=None,
+        action=_AUDITED[HistoryAction(action)],
+        data=[_audit_data(item, action) for item in items],
+    )
+    QueueHistory.objects.bulk_create(
+        QueueHistory(item=item, actor=None, action=action, detail=detail[:500])
+        for item, detail in zip(items, details, strict=True)
+    )
 
 
 _AUDITED = {
@@ -95,10 +110,19 @@ def _audit_data(item: QueueItem, action: str) -> dict[str, Any]:
 
 def item_publish(item: QueueItem, event_type: str) -> None:
     """The live event of an item's change; pages fetch the item itself (lawyers only)."""
-    event_publish(
-        matter_id=item.matter_id,
-        type=event_type,
-        payload={
+    items_publish([item], event_type)
+
+
+def items_publish(items: list[QueueItem], event_type: str) -> None:
+    """``item_publish`` of several items, stored in one insert."""
+    events_publish([_item_event(item, event_type) for item in items])
+
+
+def _item_event(item: QueueItem, event_type: str) -> NewEvent:
+    return {
+        "matter_id": item.matter_id,
+        "type": event_type,
+        "payload": {
             "item_id": item.pk,
             "contract_id": item.passage.contract_id,
             "passage": item.passage.index,
@@ -109,4 +133,4 @@ def item_publish(item: QueueItem, event_type: str) -> None:
             "note": item.note if item.status == ItemStatus.DONE else "",
             "due_at": item.due_at.isoformat(),
         },
-    )
+    }

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -33,6 +35,8 @@ from reviewapp.queue.records import (
     QueueConflict,
     check_decider,
     item_publish,
+    items_publish,
+    queue_histories_add,
     queue_history_add,
 )
 from reviewapp.queue.severity import due_at, item_severity
@@ -55,6 +59,7 @@ __all__ = [
     "queue_item_hand_over",
     "queue_item_note_edit",
     "queue_item_open",
+    "queue_items_open",
     "queue_item_release",
     "queue_item_undo",
     "queue_items_claim",
@@ -73,34 +78,64 @@ COMMENT_MAX_CHARS = 5000
 
 def queue_item_open(*, passage: Passage, review: Review, reason: str = "") -> QueueItem:
     """Called inside the transaction that moved the passage to NEEDS_HUMAN_REVIEW or REJECTED."""
-    existing = QueueItem.objects.filter(passage=passage).exclude(status=ItemStatus.DONE).first()
-    if existing is not None:
-        return existing
-    compiled = playbook_compiled(review.playbook_version)
-    firings = list(RuleFiring.objects.filter(passage=passage))
-    questions = item_questions(compiled, firings)
-    severity = item_severity(
-        compiled=compiled,
-        firings=firings,
-        passage_text=passage.text,
-        sides=acting_sides(review.contract),
-    )
-    category = questions[0]["category"] if questions else ""
-    opened_at = timezone.now()
-    item = QueueItem.objects.create(
-        passage=passage,
-        review=review,
-        matter_id=review.contract.matter_id,
-        state=passage.state or "",
-        severity=severity,
-        category=category,
-        categories=[question["category"] for question in questions],
-        reason=reason[:300],
-        due_at=due_at(opened_at, severity),
-    )
-    queue_history_add(item=item, actor=None, action=HistoryAction.OPENED, detail=reason)
-    item_publish(item, "queue.item.opened")
+    (item,) = queue_items_open(review=review, openings=[(passage, reason)])
     return item
+
+
+def queue_items_open(*, review: Review, openings: Sequence[tuple[Passage, str]]) -> list[QueueItem]:
+    """Open the items of passages of one review that a batch moved to NEEDS_HUMAN_REVIEW or
+    REJECTED (each with its reason), inside that batch's transaction: a passage with an open
+    item keeps it. The firings, the side the firm acts for, the history lines, the audit events
+    and the live events are read and written once a batch, not once a passage."""
+    passage_ids = [passage.pk for passage, _reason in openings]
+    existing = {
+        item.passage_id: item
+        for item in QueueItem.objects.filter(passage_id__in=passage_ids)
+        .exclude(status=ItemStatus.DONE)
+        .select_related("passage", "claimed_by", "matter")
+    }
+    new = [(passage, reason) for passage, reason in openings if passage.pk not in existing]
+    created = _items_create(review, new) if new else []
+    by_passage = {**existing, **{item.passage_id: item for item in created}}
+    return [by_passage[passage.pk] for passage, _reason in openings]
+
+
+def _items_create(review: Review, openings: Sequence[tuple[Passage, str]]) -> list[QueueItem]:
+    compiled = playbook_compiled(review.playbook_version)
+    firings: dict[int, list[RuleFiring]] = defaultdict(list)
+    for firing in RuleFiring.objects.filter(
+        passage_id__in=[passage.pk for passage, _reason in openings]
+    ):
+        firings[firing.passage_id].append(firing)
+    sides = acting_sides(review.contract)
+    opened_at = timezone.now()
+    items = []
+    for passage, reason in openings:
+        questions = item_questions(compiled, firings[passage.pk])
+        severity = item_severity(
+            compiled=compiled, firings=firings[passage.pk], passage_text=passage.text, sides=sides
+        )
+        items.append(
+            QueueItem(
+                passage=passage,
+                review=review,
+                matter_id=review.contract.matter_id,
+                state=passage.state or "",
+                severity=severity,
+                category=questions[0]["category"] if questions else "",
+                categories=[question["category"] for question in questions],
+                reason=reason[:300],
+                due_at=due_at(opened_at, severity),
+            )
+        )
+    created = QueueItem.objects.bulk_create(items)
+    queue_histories_add(
+        items=created,
+        action=HistoryAction.OPENED,
+        details=[reason for _passage, reason in openings],
+    )
+    items_publish(created, "queue.item.opened")
+    return created
 
 
 def queue_comment_add(*, item: QueueItem, author: Any, body: str) -> QueueComment:

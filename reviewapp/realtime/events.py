@@ -3,11 +3,18 @@
 Events are stored first (the database is the source of truth, the id is the sequence number),
 then pushed to the matter's channel group after the transaction commits. A client that missed
 a push reads /api/events/?after=<seq>.
+
+The pushes of one transaction go out together once it commits, in one call into the channel
+layer: a check batch stores an event per passage, and each call from synchronous code into
+the layer's event loop costs a new loop and a new Redis connection (about 3 ms). Only the
+events whose rows committed are pushed (a rolled-back savepoint's are read back as gone).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from asgiref.sync import async_to_sync
@@ -58,32 +65,76 @@ def event_message(event: Event) -> EventMessage:
     }
 
 
+class NewEvent(TypedDict):
+    """One event of ``events_publish``."""
+
+    matter_id: int
+    type: str
+    payload: dict[str, Any]
+
+
 def event_publish(*, matter_id: int, type: str, payload: dict[str, Any]) -> Event:
     """Store an event and push it to the matter's group once the transaction commits.
 
     The push never fails the caller: a lost push is logged, and the client's catch-up read
     (by sequence number) recovers it.
     """
-    event = Event.objects.create(matter_id=matter_id, type=type, payload=payload)
-    message = event_message(event)
-    transaction.on_commit(lambda: _push(message), robust=True)
+    (event,) = events_publish([{"matter_id": matter_id, "type": type, "payload": payload}])
     return event
 
 
-def _push(message: EventMessage) -> None:
-    if not settings.REDIS_URL:
+def events_publish(events: Sequence[NewEvent]) -> list[Event]:
+    """``event_publish`` for several events in one insert (a check batch's passages)."""
+    stored = Event.objects.bulk_create([Event(**event) for event in events])
+    _pending().extend(event_message(event) for event in stored)
+    connection = transaction.get_connection()
+    if not connection.in_atomic_block or not any(
+        hook is _flush for _, hook, _ in connection.run_on_commit
+    ):
+        transaction.on_commit(_flush, robust=True)  # run at once outside a transaction
+    return stored
+
+
+_local = threading.local()
+
+
+def _pending() -> list[EventMessage]:
+    if not hasattr(_local, "messages"):
+        _local.messages = []
+    messages: list[EventMessage] = _local.messages
+    return messages
+
+
+def _flush() -> None:
+    messages, _local.messages = _pending(), []
+    if not messages or not settings.REDIS_URL:
         return  # no channel layer (e.g. `manage.py review` without Redis): stored only
+    committed = set(
+        Event.objects.filter(pk__in=[m["seq"] for m in messages]).values_list("pk", flat=True)
+    )
+    _push_all([message for message in messages if message["seq"] in committed])
+
+
+def _push_all(messages: list[EventMessage]) -> None:
+    if not messages:
+        return
     try:
         layer = get_channel_layer()
         if layer is None:
             return
-        async_to_sync(layer.group_send)(
-            matter_group(message["matter_id"]), {"type": "event.message", "event": message}
-        )
+
+        async def send_all() -> None:
+            for message in messages:
+                await layer.group_send(
+                    matter_group(message["matter_id"]),
+                    {"type": "event.message", "event": message},
+                )
+
+        async_to_sync(send_all)()
     except PUSH_ERRORS:
-        logger.warning("Redis unreachable: event %s stored, not pushed", message["seq"])
+        logger.warning("Redis unreachable: events up to %s stored, not pushed", messages[-1]["seq"])
     except Exception:  # a lost push is recovered by the client's catch-up read
-        logger.warning("could not push event %s", message["seq"], exc_info=True)
+        logger.warning("could not push events up to %s", messages[-1]["seq"], exc_info=True)
 
 
 def user_notice_push(*, user_id: int, matter_id: int, type: str, payload: dict[str, Any]) -> None:

@@ -32,7 +32,7 @@ def test_a_decision_whose_push_was_lost_reaches_the_connected_page(browser, tmp_
         page.wait_for_function("() => document.body?.dataset.live === 'connected'")
         page.evaluate(MARK_PAGE)
         # Redis is away for the push: the decision and its events are committed all the same.
-        monkeypatch.setattr(events, "_push", lambda message: None)
+        monkeypatch.setattr(events, "_push_all", lambda messages: None)
         before = Event.objects.latest("pk").pk
         in_thread(decide, mfn.pk, "accept", "Fine for this customer.")
         assert Event.objects.filter(pk__gt=before).exists()
