@@ -64,9 +64,9 @@ KNOWN_MODULE_CYCLES: dict[tuple[str, str], str] = {
         "model work queues its own tasks (draft, verify) by importing them: it should queue "
         "them by task name"
     ),
-    ("reviewapp.reviews.model_batches", "reviewapp.reviews.model_work"): "model batches",
-    ("reviewapp.reviews.model_batch_results", "reviewapp.reviews.model_batches"): "same",
-    ("reviewapp.reviews.model_batch_tasks", "reviewapp.reviews.model_batches"): "same",
+    ("reviewapp.reviews.batches.polling", "reviewapp.reviews.model_work"): "model batches",
+    ("reviewapp.reviews.batches.polling", "reviewapp.reviews.batches.results"): "same",
+    ("reviewapp.reviews.batches.polling", "reviewapp.reviews.batches.tasks"): "same",
 }
 
 

@@ -120,7 +120,7 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
     index_of = {f.passage_id: f.passage.index for f in firings}
     batches = verification_batches(review, [(v.pk, index_of[v.passage_id]) for v in verifications])
     if enqueue and _batch_collects(review, draft):
-        return batches  # sent as a Message Batch (reviews.model_batches)
+        return batches  # sent as a Message Batch (reviews.batches)
     if enqueue:
         transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=True))
     return batches
@@ -208,13 +208,13 @@ def verifications_requeue(*, review: Review, verifications: Sequence[Verificatio
 
 
 def _batch_collects(review: Review, draft: Draft) -> bool:
-    from reviewapp.reviews.model_batches import model_batch_collect_draft
+    from reviewapp.reviews.batches.polling import model_batch_collect_draft
 
     return model_batch_collect_draft(review=review, draft=draft)
 
 
 def _enqueue(review_id: int, batches: list[list[int]], *, draft: bool) -> None:
-    from reviewapp.reviews.model_batches import review_batch_owned
+    from reviewapp.reviews.batches.polling import review_batch_owned
     from reviewapp.reviews.tasks import draft_review, verify_batch
 
     if review_batch_owned(review_id=review_id):

@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 from reviewapp.accounts.models import Role
 from reviewapp.accounts.selectors import membership_role, user_can_access_matter
 from reviewapp.llm import LLMUnavailable
-from reviewapp.reviews.model_batch_models import ModelBatchRound, ModelBatchStatus
-from reviewapp.reviews.model_batches import (
+from reviewapp.reviews.batches.models import ModelBatchRound, ModelBatchStatus
+from reviewapp.reviews.batches.polling import (
     model_batch_cancel,
     model_batch_get_for_user,
     model_batch_payload,

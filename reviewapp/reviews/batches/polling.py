@@ -16,7 +16,7 @@ Two rounds, because the draft can flag passages (``model_flags``) whose checks m
 A review's work belongs to its batches while any of its requests has not landed: the sweeper
 skips it and nothing queues it interactively. Polling (``model_batch_poll``) is claimed with a
 conditional update, and landing a request is claimed per request, so running either twice
-changes nothing. Results are landed in ``reviews.model_batch_results``.
+changes nothing. Results are landed in ``reviews.batches.results``.
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ from reviewapp.llm.batches import (
     verify_params,
 )
 from reviewapp.realtime.events import event_publish
-from reviewapp.reviews.drafting import draft_instructions
-from reviewapp.reviews.model_batch_models import (
+from reviewapp.reviews.batches.models import (
     UNFINISHED_BATCH_STATUSES,
     ModelBatch,
     ModelBatchRequest,
@@ -55,6 +54,7 @@ from reviewapp.reviews.model_batch_models import (
     ModelBatchRound,
     ModelBatchStatus,
 )
+from reviewapp.reviews.drafting import draft_instructions
 from reviewapp.reviews.model_work import (
     _human_verdict,
     _prices,
@@ -225,7 +225,7 @@ def _estimate(params: dict[str, Any], *, prefix_cached: bool, output: int) -> De
 
 
 def _queue_submit(batch_id: int) -> None:
-    from reviewapp.reviews.model_batch_tasks import submit_model_batch
+    from reviewapp.reviews.batches.tasks import submit_model_batch
 
     submit_model_batch.delay(batch_id)
 
@@ -275,7 +275,7 @@ def _collected_long_enough(batch: ModelBatch) -> bool:
 
 
 def _send(batch: ModelBatch) -> ModelBatch:
-    from reviewapp.reviews.model_batch_results import model_batch_fail
+    from reviewapp.reviews.batches.results import model_batch_fail
 
     requests = batch_requests_build(batch)
     if not requests:
@@ -358,7 +358,7 @@ def model_batch_poll(*, batch_id: int) -> ModelBatch:
     if batch.status in (ModelBatchStatus.IN_PROGRESS, ModelBatchStatus.CANCELING):
         batch = _refresh(batch)
     if batch.status == ModelBatchStatus.ENDED:
-        from reviewapp.reviews.model_batch_results import model_batch_land
+        from reviewapp.reviews.batches.results import model_batch_land
 
         return model_batch_land(batch=batch)
     return batch
@@ -399,7 +399,7 @@ def _poll_failed(batch: ModelBatch, error: LLMUnavailable) -> ModelBatch:
     """A failed call keeps the batch for the next poll, unless asking again cannot help, or
     it failed MODEL_BATCH_MAX_ERRORS times in a row, or the batch is long past its expiry:
     then every request ends like a failed model call (a lawyer decides)."""
-    from reviewapp.reviews.model_batch_results import model_batch_fail
+    from reviewapp.reviews.batches.results import model_batch_fail
 
     batch.poll_errors += 1
     batch.error = str(error)[:500]
@@ -418,7 +418,7 @@ def _poll_failed(batch: ModelBatch, error: LLMUnavailable) -> ModelBatch:
 def model_batch_cancel(*, batch_id: int) -> ModelBatch:
     """Ask the service to stop a sent batch; what it did not process ends canceled (a lawyer
     decides those checks). A batch not yet sent is sent no more: its requests end canceled."""
-    from reviewapp.reviews.model_batch_results import model_batch_fail
+    from reviewapp.reviews.batches.results import model_batch_fail
 
     batch = ModelBatch.objects.get(pk=batch_id)
     if batch.status == ModelBatchStatus.COLLECTING:

@@ -31,21 +31,21 @@ from reviewapp.llm.batches import (
     verify_from_message,
 )
 from reviewapp.llm.draft import DraftResult
-from reviewapp.reviews.drafting import _finish, draft_give_up, merge_drafts
-from reviewapp.reviews.model_batch_models import (
+from reviewapp.reviews.batches.models import (
     ModelBatch,
     ModelBatchRequest,
     ModelBatchRequestKind,
     ModelBatchRound,
     ModelBatchStatus,
 )
-from reviewapp.reviews.model_batches import (
+from reviewapp.reviews.batches.polling import (
     _poll_failed,
     _queue_submit,
     checks_items,
     model_batch_collect_checks,
     model_batch_publish,
 )
+from reviewapp.reviews.drafting import _finish, draft_give_up, merge_drafts
 from reviewapp.reviews.model_work import (
     chunk_prefix,
     llm_settings,
@@ -132,7 +132,7 @@ def _land_all(
 
 
 def _go_on_later(batch: ModelBatch) -> ModelBatch:
-    from reviewapp.reviews.model_batch_tasks import poll_model_batch
+    from reviewapp.reviews.batches.tasks import poll_model_batch
 
     ModelBatch.objects.filter(pk=batch.pk).update(next_poll_at=timezone.now())
     transaction.on_commit(partial(poll_model_batch.delay, batch.pk))
