@@ -39,13 +39,10 @@ from reviewapp.contracts.services import contracts_requeue_stalled
 from reviewapp.redelivery import orphans_restore
 from reviewapp.reviews.batches.polling import batch_owned_reviews
 from reviewapp.reviews.drafting import draft_give_up
-from reviewapp.reviews.model_work import (
-    draft_requeue,
-    verifications_give_up,
-    verifications_requeue,
-)
+from reviewapp.reviews.model_work import draft_requeue, verifications_requeue
 from reviewapp.reviews.models import Draft, DraftStatus, Review, Verification, VerificationStatus
 from reviewapp.reviews.reasons import WORK_STALLED
+from reviewapp.reviews.verdicts import verifications_give_up
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,9 @@ from celery import Task, shared_task
 from reviewapp.retries import INFRASTRUCTURE_RETRY, run_in_task
 from reviewapp.reviews.batches import tasks as _batch_tasks  # noqa: F401  (registers them)
 from reviewapp.reviews.drafting import draft_give_up, draft_run
-from reviewapp.reviews.model_work import verifications_give_up, verifications_run
+from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.sweeper import stalled_work_sweep
+from reviewapp.reviews.verdicts import verifications_give_up
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **INFRASTRUCTURE_RETRY)

@@ -55,19 +55,17 @@ from reviewapp.reviews.batches.models import (
     ModelBatchStatus,
 )
 from reviewapp.reviews.drafting import draft_instructions
-from reviewapp.reviews.model_work import (
-    _human_verdict,
-    _prices,
-    _requires_human,
-    _verify_items,
+from reviewapp.reviews.llm_calls import (
     chunk_prefix,
+    llm_prices,
     llm_settings,
     review_chunks,
     review_prefix,
-    verdicts_settle,
     verification_batches,
+    verify_items,
 )
 from reviewapp.reviews.models import Draft, Engine, Review, Verification, VerificationStatus
+from reviewapp.reviews.verdicts import human_verdict, requires_human, verdicts_settle
 from reviewapp.rules.services import playbook_compiled
 
 POLLED_STATUSES = (
@@ -176,7 +174,7 @@ def lawyers_settle(*, review: Review) -> None:
     queued = Verification.objects.filter(
         review=review, status=VerificationStatus.QUEUED
     ).select_related("passage")
-    human = [(v, _human_verdict(v)) for v in queued if _requires_human(compiled, v)]
+    human = [(v, human_verdict(v)) for v in queued if requires_human(compiled, v)]
     verdicts_settle(review, human, actor="rule")
 
 
@@ -184,7 +182,7 @@ def checks_items(review: Review, compiled: Any, ids: list[int]) -> list[VerifyIt
     """The verifier's items for a group of checks, in the group's order (as sent)."""
     rows = Verification.objects.filter(pk__in=ids).select_related("passage")
     by_pk = {row.pk: row for row in rows}
-    return _verify_items(review, compiled, [by_pk[pk] for pk in ids if pk in by_pk])
+    return verify_items(review, compiled, [by_pk[pk] for pk in ids if pk in by_pk])
 
 
 def _collecting(
@@ -221,7 +219,7 @@ def _estimate(params: dict[str, Any], *, prefix_cached: bool, output: int) -> De
     usage = estimate_usage(
         params, prefix_cached=prefix_cached, output_tokens=output, model=params["model"]
     )
-    return Decimal(str(round(estimate_cost_usd(usage, _prices()), 6)))
+    return Decimal(str(round(estimate_cost_usd(usage, llm_prices()), 6)))
 
 
 def _queue_submit(batch_id: int) -> None:

@@ -2,7 +2,7 @@
 
 A succeeded draft goes through the streamed draft's validation and completion (schema, passages
 that exist, output rules, flags the draft raises); succeeded checks through the verdict schema,
-the quote check and the state machine's rules (``model_work.verdicts_settle``). Every answer is
+the quote check and the state machine's rules (``reviews.verdicts``). Every answer is
 recorded as a model call at the batch price. A request that expired, errored, was canceled or
 whose answer is unusable ends like a failed model call, never CONFIRMED: its checks go to a
 lawyer (NEEDS_HUMAN_REVIEW with a MODEL_BATCH_* reason), its draft is FAILED with that reason.
@@ -46,14 +46,7 @@ from reviewapp.reviews.batches.polling import (
     model_batch_publish,
 )
 from reviewapp.reviews.drafting import _finish, draft_give_up, merge_drafts
-from reviewapp.reviews.model_work import (
-    chunk_prefix,
-    llm_settings,
-    model_call_record,
-    review_chunks,
-    verdicts_settle,
-    verifications_give_up,
-)
+from reviewapp.reviews.llm_calls import chunk_prefix, llm_settings, model_call_record, review_chunks
 from reviewapp.reviews.models import Draft, DraftStatus, ModelCall, Review
 from reviewapp.reviews.reasons import (
     MODEL_BATCH_CANCELED,
@@ -61,6 +54,7 @@ from reviewapp.reviews.reasons import (
     MODEL_BATCH_EXPIRED,
     MODEL_BATCH_FAILED,
 )
+from reviewapp.reviews.verdicts import verdicts_settle, verifications_give_up
 from reviewapp.rules.services import playbook_compiled
 
 REASONS = {
