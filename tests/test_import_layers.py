@@ -64,8 +64,6 @@ KNOWN_MODULE_CYCLES: dict[tuple[str, str], str] = {
         "model work queues its own tasks (draft, verify) by importing them: it should queue "
         "them by task name"
     ),
-    ("reviewapp.reviews.batches.polling", "reviewapp.reviews.batches.results"): "model batches",
-    ("reviewapp.reviews.batches.polling", "reviewapp.reviews.batches.tasks"): "same",
 }
 
 

@@ -45,7 +45,7 @@ def draft_run(*, review_id: int) -> Draft:
         return draft
     if review.engine == Engine.OFFLINE:
         data = offline_draft(review)
-        return _finish(review, draft, text=json.dumps(data, ensure_ascii=False), data=data)
+        return draft_finish(review, draft, text=json.dumps(data, ensure_ascii=False), data=data)
     return _stream(review, draft)
 
 
@@ -77,7 +77,7 @@ def _stream(review: Review, draft: Draft) -> Draft:
     text = "\n\n".join(result.text for result in results)
     data = merge_drafts([r.draft for r in results])
     dropped = [issue for result in results for issue in result.dropped_issues]
-    return _finish(review, draft, text=text, data=data, model=config.model, dropped=dropped)
+    return draft_finish(review, draft, text=text, data=data, model=config.model, dropped=dropped)
 
 
 def _passage_texts(review: Review) -> dict[int, str]:
@@ -113,7 +113,7 @@ def draft_give_up(*, review_id: int, error: str) -> None:
     _set_status(draft.review, draft, DraftStatus.FAILED, text="", error=error)
 
 
-def _finish(
+def draft_finish(
     review: Review,
     draft: Draft,
     *,

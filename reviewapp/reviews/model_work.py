@@ -152,13 +152,13 @@ def verifications_requeue(*, review: Review, verifications: Sequence[Verificatio
 
 
 def _batch_collects(review: Review, draft: Draft) -> bool:
-    from reviewapp.reviews.batches.polling import model_batch_collect_draft
+    from reviewapp.reviews.batches.building import model_batch_collect_draft
 
     return model_batch_collect_draft(review=review, draft=draft)
 
 
 def _enqueue(review_id: int, batches: list[list[int]], *, draft: bool) -> None:
-    from reviewapp.reviews.batches.polling import review_batch_owned
+    from reviewapp.reviews.batches.selectors import review_batch_owned
     from reviewapp.reviews.tasks import draft_review, verify_batch
 
     if review_batch_owned(review_id=review_id):

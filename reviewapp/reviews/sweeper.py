@@ -37,7 +37,7 @@ from reviewapp.broker import backlog
 from reviewapp.celery import app
 from reviewapp.contracts.services import contracts_requeue_stalled
 from reviewapp.redelivery import orphans_restore
-from reviewapp.reviews.batches.polling import batch_owned_reviews
+from reviewapp.reviews.batches.selectors import batch_owned_reviews
 from reviewapp.reviews.drafting import draft_give_up
 from reviewapp.reviews.model_work import draft_requeue, verifications_requeue
 from reviewapp.reviews.models import Draft, DraftStatus, Review, Verification, VerificationStatus
