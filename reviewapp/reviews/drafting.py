@@ -18,10 +18,10 @@ from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
 from reviewapp.realtime.events import event_publish, matter_group
 from reviewapp.reviews.acting_for.selectors import Sides, acting_sides
+from reviewapp.reviews.dispatch import verifications_enqueue
 from reviewapp.reviews.key_facts import facts_from_data, model_key_facts
 from reviewapp.reviews.llm_calls import chunk_prefix, llm_settings, model_call_record, review_chunks
 from reviewapp.reviews.model_flags import draft_flags_raise
-from reviewapp.reviews.model_work import verifications_enqueue
 from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
 from reviewapp.reviews.output_rules import draft_flags
 from reviewapp.reviews.slots import model_call_slot

@@ -4,7 +4,8 @@ The hard rules of the state machine hold whatever an engine says: only PENDING p
 verified, a model CONFIRMED/REJECTED needs a verbatim quote (checked in reviewapp.llm), a
 contract with planted instructions gets no model CONFIRMED, and a model failure ends in
 NEEDS_HUMAN_REVIEW, never CONFIRMED. Verdicts are settled in ``reviews.verdicts``; what a model
-call is made of (chunks, prefixes, items, the recorded usage) is in ``reviews.llm_calls``.
+call is made of (chunks, prefixes, items, the recorded usage) is in ``reviews.llm_calls``; the
+tasks are queued in ``reviews.dispatch``, or a bulk upload's work joins its Message Batches.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, Verdict, verify_passages
 from reviewapp.reviews.acting_for.selectors import acting_sides
 from reviewapp.reviews.acting_for.settle import side_settled
+from reviewapp.reviews.batches.building import model_batch_collect_draft
+from reviewapp.reviews.dispatch import model_work_enqueue
 from reviewapp.reviews.llm_calls import (
     llm_settings,
     model_call_record,
@@ -82,10 +85,12 @@ def review_queue_model_work(*, review: Review, enqueue: bool = True) -> list[lis
     )
     index_of = {f.passage_id: f.passage.index for f in firings}
     batches = verification_batches(review, [(v.pk, index_of[v.passage_id]) for v in verifications])
-    if enqueue and _batch_collects(review, draft):
+    if enqueue and model_batch_collect_draft(review=review, draft=draft):
         return batches  # sent as a Message Batch (reviews.batches)
     if enqueue:
-        transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=True))
+        transaction.on_commit(
+            lambda: model_work_enqueue(review_id=review.pk, batches=batches, draft=True)
+        )
     return batches
 
 
@@ -128,45 +133,8 @@ def check_rationale(fired: Sequence[RuleFiring]) -> str:
     return f"{CATEGORY_NOT_PRESENT}: " + "; ".join(parts)
 
 
-def verifications_enqueue(*, review: Review, queued: Sequence[tuple[int, int]]) -> None:
-    """Queue the checks of passages flagged after the scan (by the draft) when it commits;
-    ``queued`` holds (verification id, passage index) pairs."""
-    batches = verification_batches(review, queued)
-    if batches:
-        transaction.on_commit(lambda: _enqueue(review.pk, batches, draft=False))
-
-
 def _by_severity(firings: Sequence[RuleFiring]) -> list[RuleFiring]:
     return sorted(firings, key=lambda f: (severity_rank(f.severity), f.rule_id))
-
-
-def draft_requeue(*, review_id: int) -> None:
-    """Queue a stalled draft again, now (the sweeper runs outside any transaction)."""
-    _enqueue(review_id, [], draft=True)
-
-
-def verifications_requeue(*, review: Review, verifications: Sequence[Verification]) -> None:
-    """Queue stalled checks again, now, in the same batches a scan would make."""
-    queued = [(v.pk, v.passage.index) for v in verifications]
-    _enqueue(review.pk, verification_batches(review, queued), draft=False)
-
-
-def _batch_collects(review: Review, draft: Draft) -> bool:
-    from reviewapp.reviews.batches.building import model_batch_collect_draft
-
-    return model_batch_collect_draft(review=review, draft=draft)
-
-
-def _enqueue(review_id: int, batches: list[list[int]], *, draft: bool) -> None:
-    from reviewapp.reviews.batches.selectors import review_batch_owned
-    from reviewapp.reviews.tasks import draft_review, verify_batch
-
-    if review_batch_owned(review_id=review_id):
-        return  # a Message Batch holds this review's model work until its results land
-    if draft:
-        draft_review.delay(review_id)
-    for batch in batches:
-        verify_batch.delay(review_id, batch)
 
 
 # ---------------------------------------------------------------- L2 verification

@@ -38,8 +38,8 @@ from reviewapp.celery import app
 from reviewapp.contracts.services import contracts_requeue_stalled
 from reviewapp.redelivery import orphans_restore
 from reviewapp.reviews.batches.selectors import batch_owned_reviews
+from reviewapp.reviews.dispatch import draft_requeue, verifications_requeue
 from reviewapp.reviews.drafting import draft_give_up
-from reviewapp.reviews.model_work import draft_requeue, verifications_requeue
 from reviewapp.reviews.models import Draft, DraftStatus, Review, Verification, VerificationStatus
 from reviewapp.reviews.reasons import WORK_STALLED
 from reviewapp.reviews.verdicts import verifications_give_up
