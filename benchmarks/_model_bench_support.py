@@ -193,7 +193,7 @@ def baseline_requests(review: Any) -> list[dict[str, Any]]:
     from reviewapp.contracts.models import Passage
     from reviewapp.llm import VerifyItem
     from reviewapp.llm.verify import verify_request
-    from reviewapp.reviews.model_work import llm_settings, review_prefix
+    from reviewapp.reviews.llm_calls import llm_settings, review_prefix
     from reviewapp.reviews.models import RuleFiring
     from reviewapp.rules.services import playbook_compiled
 
@@ -240,7 +240,7 @@ def billed_uncached(request: dict[str, Any]) -> int:
 def send_for_billing(request: dict[str, Any]) -> int:
     """Send a baseline request to the fake through the SDK and return what it billed."""
     from reviewapp.llm.client import sdk_client
-    from reviewapp.reviews.model_work import llm_settings
+    from reviewapp.reviews.llm_calls import llm_settings
 
     message = sdk_client(llm_settings()).messages.create(**request)
     usage = message.usage

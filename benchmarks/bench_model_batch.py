@@ -105,8 +105,8 @@ def _upload(matter, path: Path, intake=None):
 def _batch_path(paths: list[Path]) -> dict:
     from reviewapp.contracts.models import IntakeBatch, IntakeStatus
     from reviewapp.contracts.services import contract_ingest
-    from reviewapp.reviews.model_batch_models import ModelBatch, ModelBatchStatus
-    from reviewapp.reviews.model_batch_tasks import poll_model_batches
+    from reviewapp.reviews.batches.models import ModelBatch, ModelBatchStatus
+    from reviewapp.reviews.batches.tasks import poll_model_batches
 
     matter = support.bench_matter("batch")
     intake = IntakeBatch.objects.create(

@@ -15,8 +15,11 @@ app.steps["consumer"].add(HoldersStep)  # messages of a dead worker come back at
 
 @worker_init.connect
 def _preload_model_engine(**_kwargs: object) -> None:
-    """Load the anthropic SDK once before the pool forks, not inside the first task."""
-    import reviewapp.reviews.model_work  # noqa: F401
+    """Load the model engine (reviewapp.llm, the one package that imports the anthropic SDK,
+    seconds to import) once before the pool forks, not inside the first task. The apps and
+    tasks modules, imported just before, normally have loaded it already; this makes sure."""
+    # In the handler, not at the top: beat and the celery command line import this module too.
+    import reviewapp.llm  # noqa: F401
 
 
 @worker_ready.connect

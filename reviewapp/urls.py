@@ -26,12 +26,12 @@ from reviewapp.reviews.api import (
     ReviewStateView,
     VerificationDetailView,
 )
-from reviewapp.reviews.export_api import ReviewExportView
-from reviewapp.reviews.model_batch_api import (
+from reviewapp.reviews.batches.api import (
     MatterModelBatchesView,
     ModelBatchCancelView,
     ModelBatchDetailView,
 )
+from reviewapp.reviews.export_api import ReviewExportView
 from reviewapp.reviews.redlines import api_urls as redline_urls
 from reviewapp.rules import views as rules_views
 from reviewapp.rules.api import PlaybookTestView

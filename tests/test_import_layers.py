@@ -19,12 +19,7 @@ from importlinter.cli import lint_imports
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reviewapp"
 
-KNOWN_MODULE_CYCLES: dict[tuple[str, str], str] = {
-    ("reviewapp.reviews.model_work", "reviewapp.reviews.tasks"): "model work: queue by name",
-    ("reviewapp.reviews.model_batches", "reviewapp.reviews.model_work"): "model batches",
-    ("reviewapp.reviews.model_batch_results", "reviewapp.reviews.model_batches"): "same",
-    ("reviewapp.reviews.model_batch_tasks", "reviewapp.reviews.model_batches"): "same",
-}
+KNOWN_MODULE_CYCLES: dict[tuple[str, str], str] = {}
 
 
 def _module_name(path: Path) -> str:
@@ -94,10 +89,7 @@ def test_an_import_inside_a_function_says_why(trees):
             for node in ast.walk(function):
                 if isinstance(node, ast.Import | ast.ImportFrom) and not _explained(lines, node):
                     silent.append(f"{name}:{node.lineno}")
-    known = {"reviewapp.reviews.model_work", "reviewapp.reviews.model_batches"}
-    known |= {"reviewapp.reviews.model_batch_results", "reviewapp.reviews.services"}
-    known |= {"reviewapp.celery"}
-    assert sorted(s for s in silent if s.split(":")[0] not in known) == []
+    assert sorted(silent) == []
 
 
 def _explained(lines: list[str], node: ast.stmt) -> bool:

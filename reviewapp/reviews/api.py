@@ -17,10 +17,10 @@ from reviewapp.contracts.selectors import contract_get_for_user, passage_list
 from reviewapp.contracts.serializers import PassageSerializer
 from reviewapp.reviews.drafting import draft_payload
 from reviewapp.reviews.lawyer_labels import categories_standing
-from reviewapp.reviews.model_work import verification_payload
 from reviewapp.reviews.models import Draft
 from reviewapp.reviews.selectors import review_get_for_user, verification_get_for_user
 from reviewapp.reviews.snapshot import snapshot_get
+from reviewapp.reviews.verdicts import verification_payload
 
 SnapshotSerializer = inline_serializer(
     "ReviewStateSnapshot",

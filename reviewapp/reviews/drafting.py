@@ -18,15 +18,10 @@ from reviewapp.contracts.models import PassageState
 from reviewapp.llm import LLMUnavailable, stream_draft
 from reviewapp.realtime.events import event_publish, matter_group
 from reviewapp.reviews.acting_for.selectors import Sides, acting_sides
+from reviewapp.reviews.dispatch import verifications_enqueue
 from reviewapp.reviews.key_facts import facts_from_data, model_key_facts
+from reviewapp.reviews.llm_calls import chunk_prefix, llm_settings, model_call_record, review_chunks
 from reviewapp.reviews.model_flags import draft_flags_raise
-from reviewapp.reviews.model_work import (
-    chunk_prefix,
-    llm_settings,
-    model_call_record,
-    review_chunks,
-    verifications_enqueue,
-)
 from reviewapp.reviews.models import Draft, DraftStatus, Engine, Review, RuleFiring
 from reviewapp.reviews.output_rules import draft_flags
 from reviewapp.reviews.slots import model_call_slot
@@ -50,7 +45,7 @@ def draft_run(*, review_id: int) -> Draft:
         return draft
     if review.engine == Engine.OFFLINE:
         data = offline_draft(review)
-        return _finish(review, draft, text=json.dumps(data, ensure_ascii=False), data=data)
+        return draft_finish(review, draft, text=json.dumps(data, ensure_ascii=False), data=data)
     return _stream(review, draft)
 
 
@@ -82,7 +77,7 @@ def _stream(review: Review, draft: Draft) -> Draft:
     text = "\n\n".join(result.text for result in results)
     data = merge_drafts([r.draft for r in results])
     dropped = [issue for result in results for issue in result.dropped_issues]
-    return _finish(review, draft, text=text, data=data, model=config.model, dropped=dropped)
+    return draft_finish(review, draft, text=text, data=data, model=config.model, dropped=dropped)
 
 
 def _passage_texts(review: Review) -> dict[int, str]:
@@ -118,7 +113,7 @@ def draft_give_up(*, review_id: int, error: str) -> None:
     _set_status(draft.review, draft, DraftStatus.FAILED, text="", error=error)
 
 
-def _finish(
+def draft_finish(
     review: Review,
     draft: Draft,
     *,

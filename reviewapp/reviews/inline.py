@@ -7,11 +7,8 @@ from django.db import transaction
 
 from reviewapp.retries import run_in_process
 from reviewapp.reviews.drafting import draft_give_up, draft_run
-from reviewapp.reviews.model_work import (
-    verification_batches,
-    verifications_give_up,
-    verifications_run,
-)
+from reviewapp.reviews.llm_calls import verification_batches
+from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.models import (
     Draft,
     DraftStatus,
@@ -19,6 +16,7 @@ from reviewapp.reviews.models import (
     Verification,
     VerificationStatus,
 )
+from reviewapp.reviews.verdicts import verifications_give_up
 
 
 def review_model_work_run(*, review_id: int) -> None:

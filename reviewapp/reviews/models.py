@@ -279,8 +279,8 @@ class ReviewSnapshot(models.Model):
         return f"Snapshot {self.pk} of {self.review} ({self.playbook_label})"
 
 
-# Message Batches of bulk uploads (reviews.model_batches).
-from reviewapp.reviews.model_batch_models import ModelBatch, ModelBatchRequest  # noqa: E402, F401
+# Message Batches of bulk uploads (reviews.batches).
+from reviewapp.reviews.batches.models import ModelBatch, ModelBatchRequest  # noqa: E402, F401
 
 # Redlines a lawyer accepts into the review (reviews.redlines).
 from reviewapp.reviews.redlines.models import Redline, RedlineStatus  # noqa: E402, F401

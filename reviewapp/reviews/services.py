@@ -17,6 +17,7 @@ from reviewapp.audit.recorders import audit_passage_transitions
 from reviewapp.contracts.models import Contract, DocumentStatus, Passage, PassageState
 from reviewapp.realtime.events import event_publish
 from reviewapp.reviews.lawyer_labels import refused_categories
+from reviewapp.reviews.model_work import review_queue_model_work
 from reviewapp.reviews.models import (
     ActorKind,
     PassageTransition,
@@ -81,10 +82,6 @@ def review_scan(
     existing = Review.objects.filter(contract=contract).first()
     if existing is not None:
         return existing
-    # Imported here (model work imports this module), and before the transaction below: the
-    # first import loads the anthropic SDK, seconds that must not be spent holding row locks.
-    from reviewapp.reviews.model_work import review_queue_model_work
-
     started = time.perf_counter()
     language = detect_language(contract.text)
     contract_type = detect_contract_type(contract.text)

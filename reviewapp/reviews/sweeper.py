@@ -15,7 +15,7 @@ backlog they are waiting their turn, not lost (reviewapp.broker); so are scans w
 - verifications queued: checked again, then NEEDS_HUMAN_REVIEW (reason WORK_STALLED), never
   CONFIRMED.
 
-Work a Message Batch owns (``reviews.model_batches``) is not stalled, however long it waits:
+Work a Message Batch owns (``reviews.batches``) is not stalled, however long it waits:
 the batch's own poll lands it or ends it.
 
 Each row is claimed with a conditional update of its timestamp, so two sweeps at once queue it
@@ -37,15 +37,12 @@ from reviewapp.broker import backlog
 from reviewapp.celery import app
 from reviewapp.contracts.services import contracts_requeue_stalled
 from reviewapp.redelivery import orphans_restore
+from reviewapp.reviews.batches.selectors import batch_owned_reviews
+from reviewapp.reviews.dispatch import draft_requeue, verifications_requeue
 from reviewapp.reviews.drafting import draft_give_up
-from reviewapp.reviews.model_batches import batch_owned_reviews
-from reviewapp.reviews.model_work import (
-    draft_requeue,
-    verifications_give_up,
-    verifications_requeue,
-)
 from reviewapp.reviews.models import Draft, DraftStatus, Review, Verification, VerificationStatus
 from reviewapp.reviews.reasons import WORK_STALLED
+from reviewapp.reviews.verdicts import verifications_give_up
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,8 @@
 
 Retries follow reviewapp.retries (backoff with jitter, retry-after honoured); after the last
 one the work ends in a documented state (passages NEEDS_HUMAN_REVIEW with reason
-LLM_UNAVAILABLE, the draft FAILED), never CONFIRMED.
+LLM_UNAVAILABLE, the draft FAILED), never CONFIRMED. The Message Batches' tasks live in
+``reviews.batches.tasks``, imported here because autodiscovery imports an app's tasks module only.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any
 from celery import Task, shared_task
 
 from reviewapp.retries import INFRASTRUCTURE_RETRY, run_in_task
+from reviewapp.reviews.batches import tasks as _batch_tasks  # noqa: F401  (registers them)
 from reviewapp.reviews.drafting import draft_give_up, draft_run
-from reviewapp.reviews.model_work import verifications_give_up, verifications_run
+from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.sweeper import stalled_work_sweep
+from reviewapp.reviews.verdicts import verifications_give_up
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **INFRASTRUCTURE_RETRY)

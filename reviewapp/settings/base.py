@@ -382,15 +382,14 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # Message Batches (a bulk upload that asks for them, Claude engine): a sent batch is polled
 # every MODEL_BATCH_POLL_S, doubling up to MODEL_BATCH_POLL_MAX_S; a batch still collecting
 # requests MODEL_BATCH_COLLECT_MAX_S after it opened is sent anyway; after MODEL_BATCH_MAX_ERRORS
-# failed calls in a row its requests go to a lawyer (reviews.model_batches).
+# failed calls in a row its requests go to a lawyer (reviews.batches).
 MODEL_BATCH_POLL_S = env_float("MODEL_BATCH_POLL_S", 30.0, minimum=0.0)
 MODEL_BATCH_POLL_MAX_S = env_float("MODEL_BATCH_POLL_MAX_S", 600.0, minimum=1.0)
 MODEL_BATCH_COLLECT_MAX_S = env_int("MODEL_BATCH_COLLECT_MAX_S", 900, minimum=0)
 MODEL_BATCH_MAX_ERRORS = env_int("MODEL_BATCH_MAX_ERRORS", 10, minimum=1)
-CELERY_IMPORTS = ("reviewapp.reviews.model_batch_tasks",)
 CELERY_BEAT_SCHEDULE = {
     "poll-model-batches": {  # Message Batches: send complete ones, poll sent ones, land results
-        "task": "reviewapp.reviews.model_batch_tasks.poll_model_batches",
+        "task": "reviewapp.reviews.batches.tasks.poll_model_batches",
         "schedule": max(MODEL_BATCH_POLL_S, 5.0),
     },
     "sweep-stalled-work": {  # contracts, drafts and verifications that stopped moving

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 from reviewapp.accounts.models import Matter
 from reviewapp.accounts.services import demo_seed
 from reviewapp.contracts.models import IntakeBatch
-from reviewapp.reviews.model_batch_models import ModelBatch, ModelBatchRound, ModelBatchStatus
-from reviewapp.reviews.model_batches import model_batch_publish
+from reviewapp.reviews.batches.models import ModelBatch, ModelBatchRound, ModelBatchStatus
+from reviewapp.reviews.batches.payloads import model_batch_publish
 from tests.e2e.test_blocking import MARK_PAGE, in_thread
 from tests.e2e.test_upload_flow import sign_in
 from tests.processes import web_server

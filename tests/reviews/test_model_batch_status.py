@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviewapp.contracts.models import IntakeBatch
-from reviewapp.reviews.model_batch_models import ModelBatch, ModelBatchRound, ModelBatchStatus
+from reviewapp.reviews.batches.models import ModelBatch, ModelBatchRound, ModelBatchStatus
 
 pytestmark = pytest.mark.django_db
 

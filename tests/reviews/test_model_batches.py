@@ -14,14 +14,14 @@ import pytest
 
 from reviewapp.contracts.models import Contract, IntakeBatch, IntakeStatus, PassageState
 from reviewapp.contracts.services import contract_ingest, contract_upload
-from reviewapp.reviews.model_batch_models import (
+from reviewapp.reviews.batches.models import (
     ModelBatch,
     ModelBatchRequest,
     ModelBatchRound,
     ModelBatchStatus,
 )
-from reviewapp.reviews.model_batch_tasks import poll_model_batches
-from reviewapp.reviews.model_batches import model_batch_poll
+from reviewapp.reviews.batches.polling import model_batch_poll
+from reviewapp.reviews.batches.tasks import poll_model_batches
 from reviewapp.reviews.models import DraftStatus, ModelCall, Review, VerificationStatus
 from reviewapp.reviews.sweeper import stalled_work_sweep
 from tests.fakes.message_batches import BatchFault

@@ -8,10 +8,11 @@ from django.utils import translation
 
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import QueueItem
-from reviewapp.reviews.model_work import verification_payload, verifications_run
+from reviewapp.reviews.model_work import verifications_run
 from reviewapp.reviews.models import Verification
 from reviewapp.reviews.reasons import rationale_kind, rationale_shown
 from reviewapp.reviews.services import review_scan
+from reviewapp.reviews.verdicts import verification_payload
 from tests.factories import ingested_contract
 
 pytestmark = pytest.mark.django_db

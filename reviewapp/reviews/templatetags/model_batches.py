@@ -7,8 +7,8 @@ from typing import Any
 
 from django import template
 
-from reviewapp.reviews.model_batch_models import ModelBatch, ModelBatchRound, ModelBatchStatus
-from reviewapp.reviews.model_batches import model_batches_for_review
+from reviewapp.reviews.batches.models import ModelBatch, ModelBatchRound, ModelBatchStatus
+from reviewapp.reviews.batches.selectors import model_batches_for_review
 from reviewapp.reviews.models import Engine
 
 register = template.Library()

@@ -13,13 +13,10 @@ from rest_framework.views import APIView
 from reviewapp.accounts.models import Role
 from reviewapp.accounts.selectors import membership_role, user_can_access_matter
 from reviewapp.llm import LLMUnavailable
-from reviewapp.reviews.model_batch_models import ModelBatchRound, ModelBatchStatus
-from reviewapp.reviews.model_batches import (
-    model_batch_cancel,
-    model_batch_get_for_user,
-    model_batch_payload,
-    model_batches_for_matter,
-)
+from reviewapp.reviews.batches.models import ModelBatchRound, ModelBatchStatus
+from reviewapp.reviews.batches.payloads import model_batch_payload
+from reviewapp.reviews.batches.polling import model_batch_cancel
+from reviewapp.reviews.batches.selectors import model_batch_get_for_user, model_batches_for_matter
 
 _FIELDS: dict[str, serializers.Field] = {
     "id": serializers.IntegerField(),

@@ -1,7 +1,7 @@
 """Message Batches of a bulk upload's model work, and which draft or checks each request is for.
 
-Imported by ``reviews.models`` (Django finds an app's models there); the services are in
-``reviews.model_batches``.
+Imported by ``reviews.models`` (Django finds an app's models there); what works on them is in
+the other modules of ``reviews.batches``.
 """
 
 from __future__ import annotations

@@ -2,19 +2,23 @@
 
 A succeeded draft goes through the streamed draft's validation and completion (schema, passages
 that exist, output rules, flags the draft raises); succeeded checks through the verdict schema,
-the quote check and the state machine's rules (``model_work.verdicts_settle``). Every answer is
+the quote check and the state machine's rules (``reviews.verdicts``). Every answer is
 recorded as a model call at the batch price. A request that expired, errored, was canceled or
 whose answer is unusable ends like a failed model call, never CONFIRMED: its checks go to a
 lawyer (NEEDS_HUMAN_REVIEW with a MODEL_BATCH_* reason), its draft is FAILED with that reason.
 
 Each request is landed in its own transaction, claimed by its ``landed_at``; landing again
 skips what has landed, so a poll that died half-way is simply run again.
+
+A batch that cannot be sent or read is polled again later (``poll_failed``, backing off by
+``poll_interval``) until asking again cannot help; then its requests end the same way.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from datetime import timedelta
 from decimal import Decimal
 from functools import partial
 
@@ -31,37 +35,38 @@ from reviewapp.llm.batches import (
     verify_from_message,
 )
 from reviewapp.llm.draft import DraftResult
-from reviewapp.reviews.drafting import _finish, draft_give_up, merge_drafts
-from reviewapp.reviews.model_batch_models import (
+from reviewapp.reviews.batches.building import (
+    checks_items,
+    model_batch_collect_checks,
+    queue_submit,
+)
+from reviewapp.reviews.batches.models import (
     ModelBatch,
     ModelBatchRequest,
     ModelBatchRequestKind,
     ModelBatchRound,
     ModelBatchStatus,
 )
-from reviewapp.reviews.model_batches import (
-    _poll_failed,
-    _queue_submit,
-    checks_items,
-    model_batch_collect_checks,
-    model_batch_publish,
+from reviewapp.reviews.batches.payloads import model_batch_publish
+from reviewapp.reviews.drafting import draft_finish, draft_give_up, merge_drafts
+from reviewapp.reviews.llm_calls import chunk_prefix, llm_settings, model_call_record, review_chunks
+from reviewapp.reviews.models import (
+    Draft,
+    DraftStatus,
+    ModelCall,
+    Review,
+    Verification,
+    VerificationStatus,
 )
-from reviewapp.reviews.model_work import (
-    chunk_prefix,
-    llm_settings,
-    model_call_record,
-    review_chunks,
-    verdicts_settle,
-    verifications_give_up,
-)
-from reviewapp.reviews.models import Draft, DraftStatus, ModelCall, Review
 from reviewapp.reviews.reasons import (
     MODEL_BATCH_CANCELED,
     MODEL_BATCH_ERRORED,
     MODEL_BATCH_EXPIRED,
     MODEL_BATCH_FAILED,
 )
+from reviewapp.reviews.verdicts import verdicts_settle, verifications_give_up
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.tasks_by_name import task_named
 
 REASONS = {
     "expired": MODEL_BATCH_EXPIRED,
@@ -77,6 +82,10 @@ WHY = {
     MODEL_BATCH_FAILED: "The batch could not be sent or read.",
 }
 
+# Past its expiry (24 h after creation) the service has ended a batch; one that still cannot
+# be read this long after is given up, so no review waits forever.
+GIVE_UP_AFTER_EXPIRY = timedelta(hours=2)
+
 
 def model_batch_land(*, batch: ModelBatch) -> ModelBatch:
     """Land every result of an ended batch. A failed read of the results is a poll error."""
@@ -84,7 +93,7 @@ def model_batch_land(*, batch: ModelBatch) -> ModelBatch:
     try:
         outcomes = {o.custom_id: o for o in batch_results(config, batch.anthropic_id)}
     except LLMUnavailable as error:
-        return _poll_failed(batch, error)
+        return poll_failed(batch, error)
     budget = settings.CELERY_TASK_SOFT_TIME_LIMIT / 2
     return _land_all(
         batch, outcomes, missing="errored", error="no result for the request", budget_s=budget
@@ -97,6 +106,30 @@ def model_batch_fail(
     """End a batch that cannot be sent or read: every request that has not landed ends like
     a failed model call (``result``: failed, canceled or skipped)."""
     return _land_all(batch, {}, missing=result, error=error, status=status)
+
+
+def poll_interval(polls: int) -> timedelta:
+    """From MODEL_BATCH_POLL_S, doubling per poll up to MODEL_BATCH_POLL_MAX_S."""
+    seconds = settings.MODEL_BATCH_POLL_S * (2 ** min(polls, 10))
+    return timedelta(seconds=min(seconds, settings.MODEL_BATCH_POLL_MAX_S))
+
+
+def poll_failed(batch: ModelBatch, error: LLMUnavailable) -> ModelBatch:
+    """A failed call keeps the batch for the next poll, unless asking again cannot help, or
+    it failed MODEL_BATCH_MAX_ERRORS times in a row, or the batch is long past its expiry:
+    then every request ends like a failed model call (a lawyer decides)."""
+    batch.poll_errors += 1
+    batch.error = str(error)[:500]
+    expired = batch.expires_at is not None and timezone.now() > (
+        batch.expires_at + GIVE_UP_AFTER_EXPIRY
+    )
+    if not error.retryable or batch.poll_errors >= settings.MODEL_BATCH_MAX_ERRORS or expired:
+        return model_batch_fail(batch=batch, error=batch.error)
+    delay = max(error.retry_after_s or 0.0, poll_interval(batch.poll_errors).total_seconds())
+    batch.next_poll_at = timezone.now() + timedelta(seconds=delay)
+    batch.save(update_fields=["poll_errors", "error", "next_poll_at", "updated_at"])
+    model_batch_publish(batch)
+    return batch
 
 
 def _land_all(
@@ -132,10 +165,9 @@ def _land_all(
 
 
 def _go_on_later(batch: ModelBatch) -> ModelBatch:
-    from reviewapp.reviews.model_batch_tasks import poll_model_batch
-
     ModelBatch.objects.filter(pk=batch.pk).update(next_poll_at=timezone.now())
-    transaction.on_commit(partial(poll_model_batch.delay, batch.pk))
+    poll = task_named("reviewapp.reviews.batches.tasks.poll_model_batch")
+    transaction.on_commit(partial(poll.delay, batch.pk))
     return batch
 
 
@@ -171,7 +203,7 @@ def _land_draft(
             if failure:
                 draft_give_up(review_id=review.pk, error=failure)
             else:
-                _finish(
+                draft_finish(
                     review,
                     draft,
                     text="\n\n".join(result.text for result in results),
@@ -249,8 +281,6 @@ def _land_checks(row: ModelBatchRequest, outcome: BatchOutcome) -> None:
 
 
 def _queued_in_order(ids: list[int]) -> list:
-    from reviewapp.reviews.models import Verification, VerificationStatus
-
     rows = Verification.objects.filter(pk__in=ids, status=VerificationStatus.QUEUED)
     by_pk = {row.pk: row for row in rows.select_related("passage")}
     return [by_pk[pk] for pk in ids if pk in by_pk]
@@ -271,5 +301,5 @@ def _close(batch: ModelBatch, *, status: str, error: str) -> ModelBatch:
     model_batch_publish(batch)
     if batch.round == ModelBatchRound.DRAFTS:
         for follower in batch.followers.filter(status=ModelBatchStatus.COLLECTING):
-            transaction.on_commit(partial(_queue_submit, follower.pk))
+            transaction.on_commit(partial(queue_submit, follower.pk))
     return batch

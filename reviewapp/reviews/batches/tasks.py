@@ -6,7 +6,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from reviewapp.retries import INFRASTRUCTURE_RETRY
-from reviewapp.reviews.model_batches import (
+from reviewapp.reviews.batches.polling import (
     model_batch_poll,
     model_batch_submit,
     model_batches_due,
