@@ -159,14 +159,17 @@ def verifications_run(*, review_id: int, verification_ids: Sequence[int]) -> int
     rest = [v for v in queued if v not in needs_human]
     if rest and review.engine == Engine.OFFLINE:
         sides = acting_sides(review.contract)
-        verdicts = [(v, side_settled(compiled, v, _offline(compiled, v), sides)) for v in rest]
+        verdicts = [
+            (v, side_settled(compiled, v, verification_offline_verdict(compiled, v), sides))
+            for v in rest
+        ]
         verdicts_settle(review, verdicts, actor="offline")
     elif rest:
         _verify_with_model(review, compiled, rest)
     return len(queued)
 
 
-def _offline(compiled: Any, verification: Verification) -> Verdict:
+def verification_offline_verdict(compiled: Any, verification: Verification) -> Verdict:
     """reject_if of any firing rule rejects; confirm_if of every primary firing rule confirms.
 
     Secondary rules (``only_with``) only add questions to a passage a primary rule routed, so

@@ -171,7 +171,11 @@ def _record_scan(
                 reason=", ".join(fired) if fired else "no rule fired",
             )
         )
-    Passage.objects.bulk_update(passages, ["state"], batch_size=500)
+    by_state: dict[str, list[int]] = defaultdict(list)
+    for passage, state in zip(passages, states, strict=True):
+        by_state[state].append(passage.pk)
+    for state, ids in by_state.items():  # one UPDATE a state, not a CASE over every passage
+        Passage.objects.filter(pk__in=ids).update(state=state)
     PassageTransition.objects.bulk_create(transitions, batch_size=500)
     audit_passage_transitions(transitions=transitions)
 

@@ -19,7 +19,9 @@ from reviewapp.reviews.exports.model import (
     VerificationPart,
 )
 from reviewapp.reviews.key_facts import facts_from_data
-from reviewapp.reviews.model_work import _offline as offline_verdict_of  # the engine's own verdict
+from reviewapp.reviews.model_work import (  # the engine's own verdict
+    verification_offline_verdict as offline_verdict_of,
+)
 from reviewapp.reviews.models import Draft, Engine, ModelCall, Review, RuleFiring, Verification
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine.compiler import CompiledPlaybook

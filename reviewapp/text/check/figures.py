@@ -48,7 +48,8 @@ def items(example: CheckExample, stands: Sequence[bool]) -> dict[int, set[str]]:
 
 
 def _settled(example: CheckExample, row: int, kept: list) -> bool:
-    """The offline verifier's CONFIRMED on the standing rules (``model_work._offline``)."""
+    """The offline verifier's CONFIRMED on the standing rules (as the review's offline engine
+    gives it, ``verification_offline_verdict``)."""
     rules = sorted({rule_id for c in kept for rule_id in c.rule_ids})
     if any(rule_id in example.human for rule_id in rules):
         return False
