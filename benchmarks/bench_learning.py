@@ -145,7 +145,12 @@ def learning_run(
     if baseline:  # models that never saw SCORE nor a decision: the honest "before"
         started = time.perf_counter()
         router_train_organisation(
-            organisation=organisation, folder=base, folds=folds, activate=True, log=log
+            organisation=organisation,
+            folder=base,
+            folds=folds,
+            activate=True,
+            log=log,
+            without_decisions=True,
         )
         log(f"baseline trained on {base} in {time.perf_counter() - started:.0f} s")
     started = time.perf_counter()

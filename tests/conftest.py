@@ -39,6 +39,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if _shares_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(str(path)))
+    # Modules with slow tests first, whole and in their own order: the parallel workers start
+    # on the long browser and process tests and end on short ones, instead of three workers
+    # idling while the fourth finishes a one-minute test.
+    slow_modules = {item.module.__name__ for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module.__name__ not in slow_modules)
 
 
 def _shares_module_fixture(item) -> bool:

@@ -46,6 +46,7 @@ def router_train_organisation(
     log: Log = _quiet,
     activate: bool = False,
     activated_by: Any = None,
+    without_decisions: bool = False,
 ) -> tuple[RouterVersion, dict[str, Any]]:
     """Retrain and store the organisation's next version (router, and check where the playbook
     has the check on and one ships); with ``activate``, make it the one new reviews use
@@ -57,6 +58,7 @@ def router_train_organisation(
         folds=folds,
         budget=budget,
         log=log,
+        without_decisions=without_decisions,
     )
     check = None
     if _check_wanted(playbook):

@@ -112,12 +112,15 @@ def router_fit_organisation(
     folds: int = 5,
     budget: float | None = None,
     log: Log = _quiet,
+    without_decisions: bool = False,
 ) -> tuple[RouterModel, dict[str, Any], list[DecisionLabel], Path]:
     """The router trained on the base data plus the organisation's labels (not stored), its
     report, the labels it learnt and the base folder. ``report["decisions"]``: out of fold,
     each of the organisation's contracts scored by a router trained without it, how many of
     its lawyers' clauses the router flags and how many of their false flags it still raises;
-    ``report["decisions_active"]``: the same for the router its reviews use now."""
+    ``report["decisions_active"]``: the same for the router its reviews use now.
+    ``without_decisions`` trains on the base data alone when there is no decision yet (a
+    benchmark's baseline); otherwise an organisation with nothing decided is refused."""
     base_folder = folder or _base_folder()
     base, categories = folder_examples(base_folder, playbook)
     labels = [
@@ -125,7 +128,7 @@ def router_fit_organisation(
         for label in decision_labels(organisation_id=organisation.pk)
         if label.category in categories
     ]
-    if not labels:
+    if not labels and not without_decisions:
         raise RouterTrainingError(f"{organisation.name} has no decided items to learn from.")
     decisions = label_examples(labels)
     grouped = labels_by_contract(labels)
