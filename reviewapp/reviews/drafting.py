@@ -275,7 +275,14 @@ LANGUAGE_OF_CONTRACT = {"zh": "zh-hans", "en": "en"}
 
 
 def offline_summary(counts: dict[str, Any]) -> str:
-    """The offline draft's summary in the active language (pages show it in the reader's)."""
+    """The offline draft's summary in the active language (pages show it in the reader's); a
+    Word or text file has no fixed pages, so its summary counts passages only."""
+    if counts.get("pages") is None:
+        return gettext(
+            "Contract (type: %(kind)s) in %(passages)s passages; trigger rules flagged "
+            "%(flagged)s passage(s) in %(categories)s categories. Assembled by the offline "
+            "engine from the playbook; no language model was used."
+        ) % {**counts, "kind": contract_type_label(counts.get("type") or "")}
     return gettext(
         "Contract (type: %(kind)s) of %(pages)s page(s) in %(passages)s passages; trigger rules "
         "flagged %(flagged)s passage(s) in %(categories)s categories. Assembled by the offline "
@@ -323,7 +330,7 @@ def offline_draft(review: Review) -> dict[str, Any]:
         )
     counts = {
         "type": contract.contract_type,
-        "pages": contract.page_count,
+        "pages": contract.page_count if contract.kind == "pdf" else None,  # Word, text: no pages
         "passages": len(passages),
         "flagged": sum(1 for p in passages if p.state != PassageState.CONFIRMED),
         "categories": len({i["title"] for i in issues}),

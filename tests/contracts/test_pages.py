@@ -126,3 +126,33 @@ def test_facts_we_computed_read_in_the_readers_language(client, reviewer, matter
     assert "May 22, 2000" in chinese.content.decode()  # the contract's own words stay
     with translation.override("zh-hans"):
         assert _fact_cell(expiration)["display"] == "2002年5月22日"  # the grid's cell
+
+
+def test_a_text_or_word_contract_has_no_page_count_anywhere(client, reviewer, matter):
+    """Only a PDF has fixed pages: a .txt or .docx is not "1 page(s)" in the list, the facts or
+    the draft's summary."""
+    contract = _reviewed_offline(
+        matter, b"1. Assignment. Neither party may assign this Agreement.\n\n2. Term. One year.\n"
+    )
+    client.force_login(reviewer)
+    rows = client.get(f"/matters/{matter.pk}/rows/").content.decode()
+    cell = rows[rows.index('data-role="pages"') :]
+    assert cell[: cell.index("</td>")].endswith("—</span>")
+    page = client.get(f"/contracts/{contract.pk}/").content.decode()
+    assert "page(s)" not in page and "<dt>Pages</dt>" not in page
+    assert "in 2 passages" in page
+
+
+def test_the_offline_summary_counts_pages_of_a_pdf_only_in_both_languages():
+    from django.utils import translation
+
+    from reviewapp.reviews.drafting import offline_summary
+
+    counts = {"type": "", "passages": 3, "flagged": 1, "categories": 1}
+    assert "of 4 page(s) in 3 passages" in offline_summary({**counts, "pages": 4})
+    words = offline_summary({**counts, "pages": None})
+    assert words.startswith("Contract (type: ") and "page" not in words
+    with translation.override("zh-hans"):
+        assert "共 4 页" in offline_summary({**counts, "pages": 4})
+        chinese = offline_summary({**counts, "pages": None})
+    assert "共 3 个段落" in chinese and "页" not in chinese
