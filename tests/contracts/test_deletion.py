@@ -231,3 +231,19 @@ def test_delete_is_documented_in_the_schema(client, admin):
     schema = client.get("/api/schema/", {"format": "json"}).json()
     operation = schema["paths"]["/api/contracts/{contract_id}/"]["delete"]
     assert {"204", "403", "404", "409"} <= set(operation["responses"])
+
+
+def test_the_audit_log_filters_on_a_deleted_contract_and_says_why_it_went(
+    client, reviewed, admin, django_capture_on_commit_callbacks
+):
+    pk, digest = reviewed.pk, reviewed.sha256
+    with django_capture_on_commit_callbacks(execute=True):
+        contract_delete(contract=reviewed, deleted_by=admin, reason="wrong_file")
+    client.force_login(admin)
+    response = client.get("/audit/", {"contract": pk})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'<option value="{pk}" selected>Contract {pk} (deleted)</option>' in html
+    assert f"Wrong file uploaded; file SHA-256 {digest[:12]}…" in html
+    assert f"contract {pk} (deleted)" in html  # its earlier events keep a label
+    assert html.count('<tr class="audit-event"') >= 3  # uploaded, scanned passages, deleted

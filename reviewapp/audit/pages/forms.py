@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp.audit.models import AuditAction, AuditEvent
 from reviewapp.audit.pages.history import LogFilters
 from reviewapp.audit.pages.wording import ACTION_LABELS
 from reviewapp.contracts.models import Contract
@@ -32,7 +33,19 @@ class AuditLogFilterForm(forms.Form):
         self._offer("action", actions, _("Any action"))
         contracts = Contract.objects.filter(matter__organisation_id__in=organisation_ids)
         names = contracts.order_by("original_name", "pk").values_list("pk", "original_name")
-        self._offer("contract", [(str(pk), name) for pk, name in names], _("All contracts"))
+        offered = [(str(pk), name) for pk, name in names]
+        self._offer("contract", offered + self._deleted(), _("All contracts"))
+
+    def _deleted(self) -> list[tuple[str, str]]:
+        """Contracts deleted from these organisations: their events stay in the log (by id; the
+        log keeps no names), so they can still be filtered on."""
+        ids = AuditEvent.objects.filter(
+            organisation_id__in=self.organisation_ids,
+            action=AuditAction.CONTRACT_DELETED,
+            target_type="contract",
+        ).values_list("target_id", flat=True)
+        numbers = sorted({int(pk) for pk in ids if pk.isdigit()})
+        return [(str(pk), _("Contract %(id)d (deleted)") % {"id": pk}) for pk in numbers]
 
     def _offer(self, name: str, pairs: list[tuple[str, str]], everyone: Any) -> None:
         field = self.fields[name]

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from reviewapp.audit.models import AuditAction, AuditActorKind, AuditEvent
+from reviewapp.contracts.deletion import DELETION_REASONS, RETENTION
 from reviewapp.contracts.models import PassageState
 from reviewapp.reviews.reasons import reason_label
 from reviewapp.rules.display_labels import category_label, severity_label
@@ -221,6 +222,8 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
     if event.action == AuditAction.QUEUE_SEVERITY_SET:
         before = severity_label(str(data.get("previous_severity", "")))
         return f"{before} → {severity_label(str(data.get('severity', '')))}"
+    if event.action == AuditAction.CONTRACT_DELETED:
+        return deletion_words(data)
     if event.action == AuditAction.ACCESS_DENIED:
         return f"{data.get('method', '')} {data.get('path', '')} ({data.get('status', '')})"
     return ""
@@ -235,6 +238,20 @@ def _transition_words(data: dict[str, Any], lookups: EventLookups) -> str:
     if data.get("justification"):
         words += " · “" + data["justification"] + "”"
     return words
+
+
+def deletion_words(data: dict[str, Any]) -> str:
+    """Why a contract was deleted and which file it was: the reason as the form offered it and
+    the start of the file's SHA-256 (the log keeps no name, only its hash)."""
+    reason = str(data.get("reason", ""))
+    if reason == RETENTION:
+        why = _("retention period over")
+    else:
+        why = str(DELETION_REASONS.get(reason, reason))
+    digest = str(data.get("sha256", ""))[:12]
+    if not digest:
+        return why
+    return _("%(reason)s; file SHA-256 %(digest)s…") % {"reason": why, "digest": digest}
 
 
 def target_words(event: AuditEvent, passage: PassageRef | None, lookups: EventLookups) -> str:
