@@ -30,7 +30,7 @@ def rule_header() -> list[str]:
         _("Ended rejected"),
         _("Still open"),
         _("Decided by a lawyer"),
-        _("Noise (confirmed / hits)"),
+        _("Noise (confirmed / settled hits)"),
     ]
 
 

@@ -120,8 +120,10 @@ class RuleRow:
 
     @property
     def noise(self) -> float | None:
-        """Share of hits whose passage ended CONFIRMED: the rule fired on a fine passage."""
-        return share(self.confirmed, self.hits)
+        """Of the hits whose passage is settled (CONFIRMED or REJECTED), the share that ended
+        CONFIRMED: the rule fired on a fine passage. Hits still open are not counted either
+        way, so a rule whose hits mostly wait for a lawyer is not shown as quiet."""
+        return share(self.confirmed, self.confirmed + self.rejected)
 
     @property
     def noise_percent(self) -> str:

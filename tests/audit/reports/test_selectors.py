@@ -90,7 +90,8 @@ def test_rule_rows_say_how_each_rules_hits_ended(world):
     assert list(rows) == ["R1", "R2", "R3"]  # most hits first; the other org's R1 is not here
     r1 = rows["R1"]
     assert (r1.hits, r1.confirmed, r1.rejected, r1.open, r1.human) == (4, 1, 2, 1, 1)
-    assert r1.noise == pytest.approx(0.25)
+    assert r1.noise == pytest.approx(1 / 3)  # of the 3 settled hits; the open one not counted
+    assert rows["R2"].noise == 1.0 and rows["R3"].noise == 0.0
     r2, r3 = rows["R2"], rows["R3"]
     assert (r2.hits, r2.confirmed, r2.rejected, r2.open, r2.human) == (1, 1, 0, 0, 1)
     assert (r3.hits, r3.confirmed, r3.rejected, r3.open, r3.human) == (1, 0, 1, 0, 1)
