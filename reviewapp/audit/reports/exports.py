@@ -118,8 +118,10 @@ def report_pdf(report: Report, choices: ReportChoices) -> bytes:
         rows = [[_("Figure"), _("Value")]] + [[f.label, f.display] for f in section.figures]
         story.append(_table(rows, [110 * mm, 60 * mm]))
     story += [Spacer(1, 4 * mm), Paragraph(escape(_("Rules")), styles["Heading2"])]
-    widths = [44 * mm, 36 * mm] + [16 * mm] * 6
-    story.append(_table([rule_header(), *rule_cells(report)], widths, font_size=8))
+    # Numbers' columns wide enough for the longest word of their header ("confirmed") at 7 pt:
+    # a narrower cell makes reportlab cut a word in two ("Ended c onfirmed").
+    widths = [40 * mm, 30 * mm] + [18 * mm] * 6
+    story.append(_table([rule_header(), *rule_cells(report)], widths, font_size=7))
     buffer = io.BytesIO()
     doc = SimpleDocTemplate(
         buffer,

@@ -1,5 +1,6 @@
 import csv
 import io
+import re
 from datetime import timedelta
 
 import pytest
@@ -103,6 +104,9 @@ def test_pdf_opens_and_carries_the_figures(admin_client, world):
     assert "Overturn rate" in text and "50.0% (1 / 2)" in text
     assert "合同审查" in text  # the matter's name, in a CJK font
     assert "$0.06" in text and "R1" in text and "Anti-Assignment" in text
+    words = set(re.findall(r"\w+", text))
+    assert {"Ended", "confirmed", "rejected", "lawyer", "settled"} <= words  # no word cut in two
+    assert not {"onfirmed", "ejected", "awyer"} & words
 
 
 def _more_contracts(world, count: int) -> None:
