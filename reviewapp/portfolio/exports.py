@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -41,7 +42,29 @@ MAX_WIDTH = 60
 DATE_FORMAT = "yyyy-mm-dd"  # read alike whatever the reader's Excel locale
 
 
-def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int | date, str | None]:
+@dataclass(frozen=True)
+class QualifiedDate:
+    """A whole date with our words around it ("about Feb. 4, 2005", "Feb. 4, 2005 (the
+    agreement date)"): a date cell in XLSX whose format shows the words, so the column still
+    sorts and filters by date; the words as the page shows them in CSV."""
+
+    day: date
+    before: str
+    after: str
+
+    def __str__(self) -> str:
+        return f"{self.before}{self.day.isoformat()}{self.after}"
+
+    def number_format(self) -> str:
+        def literal(words: str) -> str:
+            return f'"{words.replace(chr(34), "")}"' if words else ""
+
+        return f"{literal(self.before)}{DATE_FORMAT}{literal(self.after)}"
+
+
+def cell_of(
+    row: dict[str, Any], column: Column
+) -> tuple[str | int | date | QualifiedDate, str | None]:
     """What a grid cell says in a spreadsheet, and the page it links to. A date the contract
     states plainly is a date (a date cell in XLSX, ISO 8601 in CSV), so a spreadsheet sorts
     and filters it; one with a qualifier ("about", "unsure", "the agreement date") stays text."""
@@ -49,7 +72,12 @@ def cell_of(row: dict[str, Any], column: Column) -> tuple[str | int | date, str 
         fact = row["facts"].get(column.name or column.label)
         if not fact:
             return "", None
-        shown = date.fromisoformat(fact["date"]) if fact.get("date") else fact["display"]
+        shown: str | date | QualifiedDate = fact["display"]
+        if fact.get("date"):
+            shown = date.fromisoformat(fact["date"])
+        elif fact.get("qualified_date"):
+            before, after = fact["date_words"]
+            shown = QualifiedDate(date.fromisoformat(fact["qualified_date"]), before, after)
         return shown, _passage_link(row, fact)
     if column.kind == "category":
         if row["review_status"] is None:
@@ -83,9 +111,13 @@ def grid_csv(grid: Grid, columns: Sequence[Column], *, base_url: str) -> bytes:
     writer = SafeWriter(stream)
     writer.writerow([_("Contract"), _("Link"), *(column.label for column in columns)])
     for row in grid.rows:
-        values = [cell_of(row, column)[0] for column in columns]
+        values = [_csv_value(cell_of(row, column)[0]) for column in columns]
         writer.writerow([row["name"], base_url + row["url"], *values])
     return ("\ufeff" + stream.getvalue()).encode()
+
+
+def _csv_value(value: str | int | date | QualifiedDate) -> str | int | date:
+    return str(value) if isinstance(value, QualifiedDate) else value
 
 
 def grid_xlsx(
@@ -100,7 +132,7 @@ def grid_xlsx(
     return out.getvalue()
 
 
-Cell = tuple[str | int | date, str | None]  # a value and the page it links to
+Cell = tuple[str | int | date | QualifiedDate, str | None]  # a value, the page it links to
 
 
 def _facts_rows(
@@ -159,10 +191,15 @@ def _write(sheet: Any, header: list[str], rows: list[list[Cell]]) -> None:
         sheet.append([_cell(sheet, value, url) for value, url in row])
 
 
-def _cell(sheet: Any, value: str | int | date, url: str | None, *, bold: bool = False) -> Any:
+def _cell(
+    sheet: Any, value: str | int | date | QualifiedDate, url: str | None, *, bold: bool = False
+) -> Any:
     if isinstance(value, int):
         return value
-    if isinstance(value, date):
+    if isinstance(value, QualifiedDate):
+        cell = WriteOnlyCell(sheet, value=value.day)
+        cell.number_format = value.number_format()
+    elif isinstance(value, date):
         cell = WriteOnlyCell(sheet, value=value)
         cell.number_format = DATE_FORMAT
     else:

@@ -206,12 +206,18 @@ def _fact_cell(fact: Fact) -> dict[str, Any]:
         and as_date(value) is not None
         and display == date_value_shown(value)
     )
+    # a whole date with words around it ("about …", "… (the agreement date)"): still a date
+    # to sort by, the words kept beside it
+    shown_date = date_value_shown(value) if isinstance(value, str) and as_date(value) else None
+    qualified = fact.name in DATE_FACTS and not plain_date and shown_date and shown_date in display
     return {
         "display": display,
         "words": fact.display,  # the contract's own, where the display is a value
         "value": value,
         "sort": sortable,
         "date": value if plain_date else None,
+        "qualified_date": value if qualified else None,
+        "date_words": display.split(shown_date, 1) if qualified and shown_date else None,
         "passage_index": fact.passage_index,
     }
 
