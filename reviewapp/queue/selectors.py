@@ -18,6 +18,7 @@ from reviewapp.accounts.selectors import AnyUser
 from reviewapp.contracts.models import PassageState
 from reviewapp.queue.models import ItemStatus, QueueItem
 from reviewapp.queue.records import DECIDERS
+from reviewapp.rules.display_labels import category_label, severity_label, state_label
 from reviewapp.text.engine.model import SEVERITIES, SEVERITY_RANK
 
 STATES = (PassageState.REJECTED, PassageState.NEEDS_HUMAN_REVIEW)
@@ -216,6 +217,9 @@ def queue_items_page(items: QuerySet[QueueItem], offset: int, size: int) -> list
     return [rows[pk] for pk in ids if pk in rows]
 
 
+# The words a filter shows for a stored code, in the reader's language.
+FACET_WORDS = {"category": category_label, "severity": severity_label, "state": state_label}
+
 FACETS = {
     "matter": ("matter_id", "matter__name"),
     "contract": ("passage__contract_id", "passage__contract__original_name"),
@@ -234,6 +238,11 @@ def queue_facets(*, user: AnyUser, filters: QueueFilters) -> dict[str, Any]:
         others = _filtered(base, replace(filters, **{name: _empty(name)}), user)
         rows = others.values(key, label).annotate(n=Count("pk")).order_by(label)
         values = [{"value": row[key], "label": row[label], "n": row["n"]} for row in rows]
+        if name in FACET_WORDS:
+            words = FACET_WORDS[name]
+            for value in values:
+                value["label"] = words(value["value"]) if value["value"] else ""
+            values.sort(key=lambda v: v["label"])
         if name == "severity":
             values.sort(key=lambda v: SEVERITY_RANK.get(v["value"], len(SEVERITY_RANK)))
         facets[name] = values

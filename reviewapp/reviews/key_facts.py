@@ -21,12 +21,13 @@ from datetime import date
 from typing import Any
 
 from django.utils import formats
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 
 from reviewapp.rules.display_labels import category_label
 from reviewapp.text.facts import normalise_fact
 from reviewapp.text.facts.dates import as_date
 from reviewapp.text.facts.durations import add_duration, parse_duration
+from reviewapp.text.facts.jurisdictions import name_in_chinese
 from reviewapp.text.facts.model import (
     AGREEMENT_DATE,
     AMOUNTS,
@@ -74,6 +75,8 @@ def fact_shown(fact: Fact, *, as_value: bool = False) -> str:
     computed = bool(fact.extra.get("computed") and as_date(value))
     if value == PERPETUAL:
         shown = gettext("Perpetual")
+    elif fact.name == GOVERNING_LAW and shown == value and get_language().startswith("zh"):
+        shown = name_in_chinese(value)  # our canonical name, not the contract's words
     elif computed or (as_value and fact.name in DATE_FACTS):
         shown = date_value_shown(value) or shown
     if computed and fact.extra.get("estimated"):

@@ -214,3 +214,15 @@ def test_a_long_queue_is_paged_and_an_action_returns_to_its_page(
     page = client.get(response["Location"]).content.decode()
     assert f'id="item-{last.pk}"' in page
     assert client.get("/queue/?page=999").status_code == 200
+
+
+def test_the_filters_name_categories_severities_and_states_in_the_readers_language(
+    client, review, lawyers
+):
+    lee, _ = lawyers
+    client.force_login(lee)
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get("/queue/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    filters = page[page.index('name="category"') : page.index('name="severity"') + 2000]
+    assert "Most Favored Nation (" not in filters and "critical (" not in filters
+    assert "最惠国待遇" in filters or "最惠" in filters

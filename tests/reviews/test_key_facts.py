@@ -201,3 +201,18 @@ def test_a_place_of_ten_letters_is_shown_and_is_no_date():
 def test_a_date_fact_of_any_stored_value_is_shown_without_error(value):
     fact = facts_from_data({"Expiration Date": {"value": value, "display": "the words"}})
     assert fact_shown(fact["Expiration Date"], as_value=True) in ("the words", "Perpetual")
+
+
+def test_governing_law_reads_in_the_readers_language_unless_it_is_the_contracts_words():
+    from reviewapp.text.facts.model import Fact
+
+    ours = Fact(
+        name="Governing Law", value="New York, United States", display="New York, United States"
+    )
+    china = Fact(name="Governing Law", value="China", display="China")
+    own = Fact(name="Governing Law", value="China", display="中华人民共和国法律")
+    assert fact_shown(china) == "China"
+    with translation.override("zh-hans"):
+        assert fact_shown(china) == "中国"
+        assert fact_shown(ours) == "纽约州，美国"
+        assert fact_shown(own) == "中华人民共和国法律"  # the contract's own words stay
