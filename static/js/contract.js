@@ -60,6 +60,10 @@
     return iso ? iso.slice(0, 16).replace("T", " ") : "";
   }
 
+  function local(iso) {
+    return window.localTimeSuffix ? window.localTimeSuffix(iso) : "";
+  }
+
   function showQueueItem(type, payload) {
     const item = passageItem(payload.passage);
     const box = item && item.querySelector("[data-role=decision]");
@@ -70,21 +74,21 @@
       const decided = format(said, { who });
       box.textContent = payload.note ? `${decided} — ${payload.note}` : decided;
     } else if (type === "queue.item.claimed") {
-      box.textContent = `${format(L.claimedBy, { who })} · ${format(L.due, { due: utc(payload.due_at) })}`;
+      box.textContent = `${format(L.claimedBy, { who })} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
     } else if (type === "queue.item.released") {
-      box.textContent = `${L.released} · ${format(L.due, { due: utc(payload.due_at) })}`;
+      box.textContent = `${L.released} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
     } else if (type === "queue.item.opened") {
-      box.textContent = `${L.waiting} · ${format(L.due, { due: utc(payload.due_at) })}`;
+      box.textContent = `${L.waiting} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
     } else if (type === "queue.item.severity_set") {
       // the party acted for changed: the item's severity, so its due time, was worked out again
       const owner = who ? format(L.claimedBy, { who }) : L.waiting;
-      box.textContent = `${owner} · ${format(L.due, { due: utc(payload.due_at) })}`;
+      box.textContent = `${owner} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
     } else if (type === "queue.item.escalated") {
       const owner = who ? format(L.claimedBy, { who }) : L.waiting;
       const sla = document.createElement("span");
       sla.className = "sla escalated";
       sla.dataset.role = "sla";
-      sla.textContent = format(L.escalated, { due: utc(payload.due_at) });
+      sla.textContent = format(L.escalated, { due: utc(payload.due_at) }) + local(payload.due_at);
       box.replaceChildren(`${owner} · `, sla);
     }
   }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -44,8 +45,10 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
     active_playbook(organisation=matter.organisation, source=STRICT)
     with web_server(tmp_path / "web.log") as url:
         pages = []
+        # The second lawyer's browser is in Shanghai: due times show her clock beside UTC.
+        zones = {"lawyer": "UTC", "lena": "Asia/Shanghai"}
         for username, password in (("lawyer", passwords["lawyer"]), ("lena", "pw-lena")):
-            page = browser.new_context().new_page()
+            page = browser.new_context(timezone_id=zones[username]).new_page()
             sign_in(page, url, username, password)
             page.goto(f"{url}/queue/")
             page.wait_for_function("() => document.body.dataset.live === 'connected'")
@@ -63,6 +66,11 @@ def test_item_arrives_live_and_exactly_one_lawyer_wins_the_claim(browser, tmp_pa
         # Pushed, not found by the catch-up read (every LIVE_CATCH_UP_S, 30 s): well under that
         # even on a machine busy with parallel tests. The push's speed is bench_sockets' target.
         assert max(seen) - opened < 10, "the item reached the lawyers' pages too late"
+        due = QueueItem.objects.get(passage__contract__matter=matter).due_at
+        shanghai = (due + timedelta(hours=8)).strftime("%H:%M")
+        pages[1].wait_for_selector(".local-time")
+        assert shanghai in pages[1].locator(".local-time").first.inner_text()
+        assert pages[0].locator(".local-time").count() == 0  # a UTC reader sees UTC alone
         for page in pages:  # both press Claim at (nearly) the same time
             page.evaluate("document.querySelector('[data-action=claim]').form.requestSubmit()")
         for page in pages:
@@ -95,8 +103,10 @@ def test_mention_reaches_the_colleague_live_hands_over_the_claim_and_sends_mail(
     }
     with web_server(tmp_path / "web.log") as url, celery_worker(tmp_path / "w.log", **mail_env):
         pages = {}
+        # The second lawyer's browser is in Shanghai: due times show her clock beside UTC.
+        zones = {"lawyer": "UTC", "lena": "Asia/Shanghai"}
         for username, password in (("lawyer", passwords["lawyer"]), ("lena", "pw-lena")):
-            page = browser.new_context().new_page()
+            page = browser.new_context(timezone_id=zones[username]).new_page()
             sign_in(page, url, username, password)
             page.goto(f"{url}/queue/")
             page.wait_for_function("() => document.body.dataset.live === 'connected'")
