@@ -464,3 +464,13 @@ def test_only_the_matters_lawyers_write_the_comment_for_the_counterparty(
     client.force_login(make_user("mallory"))
     assert save_commented(client, review, "Anything goes.").status_code == 404
     assert Redline.objects.get(pk=pk).counterparty_comment == COMMENT
+
+
+def test_words_that_are_still_the_clauses_own_are_not_written_by_a_lawyer():
+    from reviewapp.reviews.redlines.models import RedlineSource
+    from reviewapp.reviews.redlines.panels import source_words
+
+    unchanged = source_words(RedlineSource.LAWYER, unchanged=True)
+    assert unchanged == "Unchanged: the playbook has no standard wording for this"
+    assert source_words(RedlineSource.LAWYER, unchanged=False) == "Written by a lawyer"
+    assert source_words(RedlineSource.PLAYBOOK, unchanged=False) == "Playbook's standard wording"

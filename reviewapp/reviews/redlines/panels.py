@@ -212,12 +212,20 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
                 original=text,
                 status=PROPOSAL,
                 status_label=_("Proposal, not saved"),
-                source_label=str(RedlineSource(proposal.source).label),
+                source_label=source_words(proposal.source, proposal.replacement == text),
                 diff=redline_diff(text, proposal.replacement),
             )
         )
     label = passage.number or f"#{passage.index}"
     return PassagePanel(review.pk, passage.pk, passage.index, label, can_edit, rows)
+
+
+def source_words(source: str, unchanged: bool) -> str:
+    """Where a redline's words come from. Words that are still the clause's own are nobody's
+    proposal: not "written by a lawyer" (the playbook has no standard wording to offer)."""
+    if unchanged:
+        return _("Unchanged: the playbook has no standard wording for this")
+    return str(RedlineSource(source).label)
 
 
 def _saved_row(redline: Redline) -> RedlineRow:
@@ -227,7 +235,7 @@ def _saved_row(redline: Redline) -> RedlineRow:
         original=redline.original_text,
         status=redline.status,
         status_label=str(redline.get_status_display()),
-        source_label=str(redline.get_source_display()),
+        source_label=source_words(redline.source, redline.replacement == redline.original_text),
         redline_id=redline.pk,
         accepted_by=redline.accepted_by.get_username() if redline.accepted_by else "",
         diff=redline_diff(redline.original_text, redline.replacement),
