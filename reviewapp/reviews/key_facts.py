@@ -63,6 +63,14 @@ MODEL_NAMES = {
 _KNOWN = {"value", "display", "passage_index", "quote"}
 
 
+# A date read far from the contract's opening is often another document's (an amendment, a
+# schedule, a royalty period): on the CUAD contracts the finders were not tuned on (odd
+# index), 7 of 13 wrong agreement dates and 5 of 8 wrong effective dates were read after the
+# fifth passage, against 11 of 116 and 13 of 97 right ones. Such a date says so.
+FAR_FROM_OPENING = 5
+CHECKED_WHERE_READ = (AGREEMENT_DATE, EFFECTIVE_DATE)
+
+
 def fact_shown(fact: Fact, *, as_value: bool = False) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
     (a date counted from the term, "about" it when the term runs from an event the contract does
@@ -87,7 +95,17 @@ def fact_shown(fact: Fact, *, as_value: bool = False) -> str:
         shown = derived % {"value": shown}
     if fact.extra.get("guessed"):
         return gettext("%(value)s (unsure)") % {"value": shown}  # the learned guess's
+    if _far_from_opening(fact) and not derived and not computed:
+        return gettext("%(value)s (check: read from passage #%(index)s)") % {
+            "value": shown,
+            "index": fact.passage_index,
+        }
     return shown
+
+
+def _far_from_opening(fact: Fact) -> bool:
+    index = fact.passage_index
+    return fact.name in CHECKED_WHERE_READ and isinstance(index, int) and index > FAR_FROM_OPENING
 
 
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d\d))?")

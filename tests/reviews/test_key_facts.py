@@ -216,3 +216,16 @@ def test_governing_law_reads_in_the_readers_language_unless_it_is_the_contracts_
         assert fact_shown(china) == "中国"
         assert fact_shown(ours) == "纽约州，美国"
         assert fact_shown(own) == "中华人民共和国法律"  # the contract's own words stay
+
+
+def test_a_date_read_far_from_the_opening_asks_to_be_checked_in_both_languages():
+    from reviewapp.text.facts.model import Fact
+
+    near = Fact(name="Agreement Date", value="2005-02-04", display="Feb. 4, 2005", passage_index=1)
+    far = Fact(name="Agreement Date", value="2007-06-01", display="June 1, 2007", passage_index=40)
+    law = Fact(name="Governing Law", value="China", display="China", passage_index=40)
+    assert fact_shown(near) == "Feb. 4, 2005"
+    assert fact_shown(far) == "June 1, 2007 (check: read from passage #40)"
+    assert fact_shown(law) == "China"  # where a jurisdiction is read says nothing of it
+    with translation.override("zh-hans"):
+        assert fact_shown(far) == "June 1, 2007（请核对：读自第 40 段）"
