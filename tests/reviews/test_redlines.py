@@ -474,3 +474,33 @@ def test_words_that_are_still_the_clauses_own_are_not_written_by_a_lawyer():
     assert unchanged == "Unchanged: the playbook has no standard wording for this"
     assert source_words(RedlineSource.LAWYER, unchanged=False) == "Written by a lawyer"
     assert source_words(RedlineSource.PLAYBOOK, unchanged=False) == "Playbook's standard wording"
+
+
+def test_standard_wording_replaces_the_matched_sentence_and_keeps_the_rest_of_the_clause(
+    matter, django_capture_on_commit_callbacks
+):
+    active_playbook(organisation=matter.organisation, source=PLAYBOOK)
+    text = (
+        "1. Transfer. This Agreement binds the parties' successors. Neither party may assign "
+        "this Agreement without consent. Either party may terminate it if the other becomes "
+        "insolvent.\n"
+    )
+    contract = ingested_contract(matter=matter, text=text)
+    with django_capture_on_commit_callbacks():
+        review = review_scan(contract_id=contract.pk, engine="offline")
+    passage = contract.passages.get(text__icontains="insolvent")
+    proposal = redline_proposal(review=review, passage=passage, category="Anti-Assignment")
+    assert proposal.replacement == (
+        "1. Transfer. This Agreement binds the parties' successors. " + STANDARD + " Either "
+        "party may terminate it if the other becomes insolvent."
+    )
+
+
+def test_the_sentence_around_a_match_skips_abbreviations():
+    from reviewapp.reviews.redlines.proposals import sentence_around
+
+    text = "The U.S. rules apply. Neither party may assign it, e.g. to a buyer. Notices go by post."
+    start = text.index("assign")
+    begin, end = sentence_around(text, start, start + 6)
+    assert text[begin:end] == "Neither party may assign it, e.g. to a buyer."
+    assert sentence_around("One sentence only", 4, 8) == (0, len("One sentence only"))

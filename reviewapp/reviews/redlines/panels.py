@@ -70,6 +70,7 @@ class _PassageData:
     categories: list[tuple[str, str]]
     verification: Verification | None
     redlines: dict[str, Redline]
+    matches: dict[str, tuple[int, int]]  # each rule's first match, in contract offsets
 
 
 @dataclass
@@ -148,10 +149,13 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
     if ids is None:
         ids = list(reviews)
     firings: dict[int, list[tuple[str, str]]] = defaultdict(list)
-    for passage_id, category, rule_id in RuleFiring.objects.filter(passage_id__in=ids).values_list(
-        "passage_id", "category", "rule_id"
+    matches: dict[int, dict[str, tuple[int, int]]] = defaultdict(dict)
+    rows = RuleFiring.objects.filter(passage_id__in=ids).order_by("match_start")
+    for passage_id, category, rule_id, start, end in rows.values_list(
+        "passage_id", "category", "rule_id", "match_start", "match_end"
     ):
         firings[passage_id].append((category, rule_id))
+        matches[passage_id].setdefault(rule_id, (start, end))
     verifications = {v.passage_id: v for v in Verification.objects.filter(passage_id__in=ids)}
     redlines: dict[int, dict[str, Redline]] = defaultdict(dict)
     for redline in Redline.objects.filter(passage_id__in=ids).select_related("accepted_by"):
@@ -168,6 +172,7 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
             categories_of(compiled, firings.get(passage_id, [])),
             verifications.get(passage_id),
             redlines.get(passage_id, {}),
+            matches.get(passage_id, {}),
         )
 
 
@@ -204,6 +209,7 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
             category=category,
             rule_id=rule_id,
             verification=data.verification,
+            match=data.matches.get(rule_id),
         )
         rows.append(
             RedlineRow(

@@ -2,7 +2,9 @@
 standard wording (`fallback_clause`), else the clause as it stands, for the lawyer to edit.
 
 The clause's own number and heading ("12.1 Liability.") are kept in front of a proposal, so the
-tracked change covers the wording only.
+tracked change covers the wording only. The playbook's standard wording replaces the sentence
+the rule matched, not the whole clause: a term clause that also gives a right to terminate on
+insolvency keeps that right when its duration is replaced.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from reviewapp.reviews.models import Engine, Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.models import RedlineSource
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine.compiler import CompiledPlaybook
+from reviewapp.text.segmentation import is_abbreviation
 
 _AFTER_HEADING = re.compile(r"[\s.:：。、)）-]*")
 
@@ -55,12 +58,48 @@ def proposal_for(
     category: str,
     rule_id: str,
     verification: Verification | None,
+    match: tuple[int, int] | None = None,
 ) -> Proposal:
-    """`text` is the clause as it stands (contract text of the passage's span)."""
+    """`text` is the clause as it stands (contract text of the passage's span); `match` the
+    rule's match (offsets into the contract text), whose sentence standard wording replaces."""
     suggestion, source = _suggestion(compiled, category, rule_id, verification)
     if not suggestion:
         return Proposal(category, rule_id, text, RedlineSource.LAWYER)
-    return Proposal(category, rule_id, clause_lead(passage, text) + suggestion, source)
+    lead = clause_lead(passage, text)
+    if source == RedlineSource.PLAYBOOK and match is not None:
+        # a match inside the heading ("Assignment") stands for the clause's first sentence
+        first = max(match[0] - passage.start, len(lead))
+        start, end = sentence_around(text, first, max(match[1] - passage.start, first))
+        start = max(start, len(lead))
+        if start > len(lead) or end < len(text.rstrip()):
+            return Proposal(category, rule_id, text[:start] + suggestion + text[end:], source)
+    return Proposal(category, rule_id, lead + suggestion, source)
+
+
+_SENTENCE_END = re.compile(r"[.;!?。；！？](?=\s|$)|\n")
+
+
+def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the sentence of `text` that holds [start, end): from after the end of the
+    sentence before (a full stop, semicolon or line break; "e.g." and "U.S." are no ends) to
+    its own end mark, inclusive."""
+    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
+    begin = 0
+    for mark in _SENTENCE_END.finditer(text, 0, start):
+        if not _abbreviated(text, mark.start()):
+            begin = mark.end()
+    while begin < len(text) and text[begin].isspace():
+        begin += 1
+    finish = len(text)
+    for mark in _SENTENCE_END.finditer(text, end):
+        if not _abbreviated(text, mark.start()):
+            finish = mark.end() if text[mark.start()] != "\n" else mark.start()
+            break
+    return begin, max(finish, begin)
+
+
+def _abbreviated(text: str, dot: int) -> bool:
+    return text[dot] == "." and is_abbreviation(text, dot)
 
 
 def _suggestion(

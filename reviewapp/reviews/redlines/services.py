@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_redline_event
 from reviewapp.contracts.models import Passage
-from reviewapp.reviews.models import Review, Verification
+from reviewapp.reviews.models import Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.models import Redline, RedlineSource, RedlineStatus
 from reviewapp.reviews.redlines.proposals import issue_categories, proposal_for
 from reviewapp.reviews.redlines.selectors import user_may_edit_redlines
@@ -119,6 +119,12 @@ def redline_proposal(*, review: Review, passage: Passage, category: str) -> Any:
     rule_id = next(
         (r for c, r in issue_categories(review=review, passage=passage) if c == category), ""
     )
+    match = (
+        RuleFiring.objects.filter(review=review, passage=passage, rule_id=rule_id)
+        .order_by("match_start")
+        .values_list("match_start", "match_end")
+        .first()
+    )
     return proposal_for(
         compiled=playbook_compiled(review.playbook_version),
         passage=passage,
@@ -126,6 +132,7 @@ def redline_proposal(*, review: Review, passage: Passage, category: str) -> Any:
         category=category,
         rule_id=rule_id,
         verification=Verification.objects.filter(passage=passage).first(),
+        match=match,
     )
 
 

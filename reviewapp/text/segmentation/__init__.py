@@ -29,9 +29,9 @@ from ._labels import (
     match_label,
 )
 from ._labels import normalise as normalise_label
-from ._sentences import split_points
+from ._sentences import is_abbreviation, split_points
 
-__all__ = ["MAX_PASSAGE_CHARS", "Segment", "segment"]
+__all__ = ["MAX_PASSAGE_CHARS", "Segment", "is_abbreviation", "segment"]
 
 # One to four sentences: what a lawyer reads at once, and what verification is charged for.
 MAX_PASSAGE_CHARS = 600
