@@ -73,6 +73,13 @@ def page_count(content: bytes) -> str:
         return str(len(PdfReader(str(Path(folder) / "long.pdf")).pages))
 
 
+def _bounds(old: str, new: str) -> tuple[int, int]:
+    """Characters the two clauses share at the start and at the end: the change is between."""
+    prefix = len(os.path.commonprefix([old, new]))
+    suffix = len(os.path.commonprefix([old[prefix:][::-1], new[prefix:][::-1]]))
+    return prefix, suffix
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pages", type=int, default=60)
@@ -82,7 +89,6 @@ def main() -> int:
     import django
 
     django.setup()
-    from reviewapp.reviews.redlines.diff import change_bounds
     from reviewapp.text.wordml import Change, Note, docx_text, docx_tracked
 
     original = long_docx(args.pages)
@@ -105,7 +111,7 @@ def main() -> int:
         clause_end = text.find("\n", start)
         original_clause = text[clause_start:clause_end]
         new = original_clause.replace("without limit", "up to the fees paid in the last year")
-        prefix, suffix = change_bounds(original_clause, new)
+        prefix, suffix = _bounds(original_clause, new)
         changes.append(
             Change(clause_start + prefix, clause_end - suffix, new[prefix : len(new) - suffix],
                    "Lee Lawyer", now)
