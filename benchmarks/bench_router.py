@@ -28,7 +28,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 CUAD = ROOT.parent / "shared" / "data" / "cuad"
 PLAYBOOK = ROOT / "reviewapp" / "rules" / "playbooks" / "commercial-en.yaml"
-MODEL = ROOT / "reviewapp" / "rules" / "router" / "shipped" / "router-en.npz"
+MODEL = ROOT / "reviewapp" / "text" / "router" / "shipped" / "router-en.npz"
 CPU_TARGET_S = 15.0
 MEMORY_TARGET_MB = 300.0
 
