@@ -88,7 +88,9 @@ def test_contract_gets_a_streamed_draft_and_every_pending_passage_verified(
     by_model = [v for v in verifications if v.reason != "RULE_REQUIRES_HUMAN"]
     assert len(by_model) >= 2
     assert all(v.outcome == PassageState.CONFIRMED and v.quote for v in by_model)
-    calls = ModelCall.objects.filter(review=review)
+    # One draft that answered; a call the transport cut (a reset connection on a busy machine)
+    # is recorded as an error and retried, and does not count here.
+    calls = ModelCall.objects.filter(review=review, outcome="ok")
     assert calls.filter(purpose="draft").count() == 1
     assert calls.filter(purpose="verify").count() >= 1
     assert all(call.cost_usd > 0 for call in calls)
