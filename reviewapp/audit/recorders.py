@@ -276,16 +276,7 @@ def audit_queue_event(
     *, item: Any, user: Any, action: str, data: dict[str, Any] | None = None
 ) -> None:
     """A lawyer claimed, decided, overrode, commented on or handed over a queue item."""
-    actor_kind, actor = _actor_of(user)
-    audit_record(
-        organisation_id=item.matter.organisation_id,
-        action=action,
-        actor_kind=actor_kind,
-        actor=actor,
-        target_type="queue_item",
-        target_id=item.pk,
-        data={"passage_id": item.passage_id, "review_id": item.review_id, **(data or {})},
-    )
+    audit_queue_events(items=[item], user=user, action=action, data=[data or {}])
 
 
 def audit_queue_events(

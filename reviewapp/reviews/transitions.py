@@ -159,13 +159,14 @@ def passages_move(
     moves: Sequence[tuple[Passage, str, str]],
     actor_kind: str,
     actor: str,
+    flow: str = "",
 ) -> list[PassageTransition]:
     """``passage_move`` for locked passages of one review, each ``(passage, to_state, reason)``:
     every move checked against the state table first, then the transitions, the passages'
     states, their firings' copy of the state and the audit events written in one statement
     each (a check batch moves tens of passages)."""
     for passage, to_state, reason in moves:
-        check_transition(passage.state, to_state, actor_kind, reason)
+        check_transition(passage.state, to_state, actor_kind, reason, flow=flow)
     transitions = PassageTransition.objects.bulk_create(
         PassageTransition(
             passage=passage,
@@ -202,20 +203,13 @@ def passage_move(
     """Record one move of a locked passage (checked against the state table, audited) and
     nothing else: the caller decides when the review's status and the live events follow,
     so a decision of many passages publishes each of them once."""
-    check_transition(passage.state, to_state, actor_kind, reason, flow=flow)
-    transition = PassageTransition.objects.create(
-        passage=passage,
+    (transition,) = passages_move(
         review=review,
-        from_state=passage.state,
-        to_state=to_state,
+        moves=[(passage, to_state, reason)],
         actor_kind=actor_kind,
         actor=actor,
-        reason=reason,
+        flow=flow,
     )
-    passage.state = to_state
-    passage.save(update_fields=["state"])
-    RuleFiring.objects.filter(passage_id=passage.pk).update(passage_state=to_state)
-    audit_passage_transitions(transitions=[transition])
     return transition
 
 
