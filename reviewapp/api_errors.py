@@ -44,6 +44,24 @@ _ERRORS = {
 
 
 class ErrorsDocumentedSchema(AutoSchema):
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """An uploaded file is binary and not empty. A serializer's ``one_of_fields`` (the
+        request must give exactly one of them, which its ``validate`` enforces) becomes a
+        ``oneOf`` of required fields; an object among them must not be empty."""
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request":  # every upload refuses an empty file
+            for name, field in serializer.fields.items():
+                if isinstance(field, serializers.FileField) and name in schema["properties"]:
+                    schema["properties"][name].update(format="binary", minLength=1)
+        fields = getattr(serializer, "one_of_fields", ())
+        if fields and direction == "request":
+            schema["oneOf"] = [{"required": [name]} for name in fields]
+            for name in fields:
+                field_schema = schema.get("properties", {}).get(name, {})
+                if field_schema.get("type") == "object":
+                    field_schema["minProperties"] = 1
+        return schema
+
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
         for code in self._errors_possible():

@@ -16,6 +16,7 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.exceptions import PermissionDenied as ApiPermissionDenied
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -98,6 +99,7 @@ class QueueItemSerializer(serializers.Serializer):
 
 
 class DecideSerializer(serializers.Serializer):
+    one_of_fields = ("decisions", "decision")  # the schema says so too (api_errors)
     decisions = serializers.DictField(
         child=serializers.ChoiceField(choices=Decision.values),
         required=False,
@@ -254,6 +256,8 @@ class QueueReleaseView(APIView):
 
 
 class QueueDecideView(APIView):
+    parser_classes = [JSONParser]  # `decisions` is an object: a form cannot carry it
+
     @extend_schema(
         summary="Decide a claimed item, per category",
         description="`decisions` answers categories of the item: `accept` (there, acceptable), "

@@ -114,7 +114,9 @@ def test_reviewers_read_lawyers_write_others_get_404(item, reviewer, lawyer, mak
     assert client.get("/api/queue/").json()["count"] == 1
     assert client.get(f"/api/queue/{item.pk}/").status_code == 200
     for action in ("claim", "release", "decide", "undo"):
-        refused = client.post(f"/api/queue/{item.pk}/{action}/", {"decision": "accept"})
+        refused = client.post(
+            f"/api/queue/{item.pk}/{action}/", {"decision": "accept"}, format="json"
+        )
         assert refused.status_code == 403, action
         assert refused.json()["error"]["code"] == "PERMISSION_DENIED"
     contract = item.passage.contract_id

@@ -184,10 +184,11 @@ def test_a_category_no_rule_flagged_and_a_redline_that_changes_nothing_are_refus
 ):
     client.force_login(lawyer)
     wrong = save(client, review, "x", category="Most Favored Nation")
-    assert wrong.status_code == 400
+    assert wrong.status_code == 409
+    assert "No rule flagged" in wrong.json()["error"]["message"]
     same = save(client, review, assignment(review).text).json()
     refused = client.post(f"/api/redlines/{same['id']}/accept/")
-    assert refused.status_code == 400
+    assert refused.status_code == 409
 
 
 def test_withdrawn_redlines_leave_the_review_and_come_back_as_drafts(client, review, lawyer):
@@ -504,3 +505,14 @@ def test_the_sentence_around_a_match_skips_abbreviations():
     begin, end = sentence_around(text, start, start + 6)
     assert text[begin:end] == "Neither party may assign it, e.g. to a buyer."
     assert sentence_around("One sentence only", 4, 8) == (0, len("One sentence only"))
+
+
+def test_a_passage_outside_the_reviews_contract_is_not_found(client, review, lawyer):
+    client.force_login(lawyer)
+    missing = client.post(
+        f"/api/reviews/{review.pk}/redlines/",
+        {"passage": 2**31 - 1, "category": "Anti-Assignment", "replacement": "x"},
+        content_type="application/json",
+    )
+    assert missing.status_code == 404
+    assert missing.json()["error"]["code"] == "NOT_FOUND"

@@ -24,6 +24,7 @@ def failure_text(failure: dict[str, Any]) -> str:
 
 
 class IntakeUploadSerializer(serializers.Serializer):
+    one_of_fields = ("file", "manifest")  # a zip, or files announced (the schema says so)
     file = serializers.FileField(
         required=False, help_text="a zip of PDF, DOCX and TXT files (folders inside are kept)"
     )

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +23,7 @@ from reviewapp.reviews.redlines.selectors import (
 )
 from reviewapp.reviews.redlines.services import (
     MAX_COMMENT_CHARS,
+    MAX_REPLACEMENT_CHARS,
     RedlineConflict,
     redline_accept,
     redline_save,
@@ -63,15 +64,24 @@ class RedlineSerializer(serializers.Serializer):
 
 REFUSALS = {
     403: OpenApiResponse(description="Not a lawyer of the contract's matter (reviewers read)"),
-    404: OpenApiResponse(description="No such review or redline, or not a member of its matter"),
-    409: OpenApiResponse(description="Not allowed from the redline's status, or overlapping"),
+    404: OpenApiResponse(
+        description="No such review, redline or passage of the review's contract, or not a "
+        "member of its matter"
+    ),
+    409: OpenApiResponse(
+        description="Not allowed from the redline's status, overlapping, or refused by the "
+        "review's data: a category no rule flagged on the passage, words outside the passage, "
+        "a replacement that changes nothing"
+    ),
 }
 
 
 class RedlineSaveSerializer(serializers.Serializer):
     passage = serializers.IntegerField(help_text="The passage id")
     category = serializers.CharField(max_length=80, help_text="A category flagged on it")
-    replacement = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    replacement = serializers.CharField(
+        allow_blank=True, trim_whitespace=False, max_length=MAX_REPLACEMENT_CHARS
+    )
     counterparty_comment = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -89,10 +99,13 @@ class Conflict(APIException):
 
 
 def _refused(call: Any) -> Any:
+    """The service's refusals depend on the review's data, not on the request's form (a
+    category no rule flagged there, words outside the passage, a replacement that changes
+    nothing): 409, as a schema cannot say them; a malformed request is the serializer's 400."""
     try:
         return call()
     except DjangoValidationError as invalid:
-        raise ValidationError({"detail": invalid.messages}) from invalid
+        raise Conflict(" ".join(invalid.messages)) from invalid
     except RedlineConflict as conflict:
         raise Conflict(str(conflict)) from conflict
 
@@ -114,7 +127,8 @@ class ReviewRedlinesView(APIView):
         "into the contract text) default to the whole passage. Saving an accepted redline with "
         "new words makes it a draft again. Recorded in the audit log (`redline.saved`).",
         request=RedlineSaveSerializer,
-        responses={200: RedlineSerializer, 400: OpenApiResponse(description="Invalid")} | REFUSALS,
+        responses={200: RedlineSerializer, 400: OpenApiResponse(description="Malformed")}
+        | REFUSALS,
     )
     def post(self, request: Request, review_id: int) -> Response:
         review = review_get_for_user(user=request.user, review_id=review_id)
@@ -125,7 +139,7 @@ class ReviewRedlinesView(APIView):
         fields = data.validated_data
         passage = Passage.objects.filter(pk=fields["passage"], contract=review.contract).first()
         if passage is None:
-            raise ValidationError({"passage": ["Not a passage of this review's contract."]})
+            raise Http404("No such passage in this review's contract.")
         span = None
         if "span_start" in fields or "span_end" in fields:
             span = (fields.get("span_start", passage.start), fields.get("span_end", passage.end))
