@@ -17,9 +17,11 @@ from django.db.models.functions import Substr
 from django.utils.translation import gettext as _
 
 from reviewapp.contracts.models import Contract, Passage, PassageState
+from reviewapp.reviews.acting_for.selectors import Sides, acting_sides_by_contract
 from reviewapp.reviews.models import Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.diff import Segment, redline_diff
-from reviewapp.reviews.redlines.models import Redline, RedlineSource
+from reviewapp.reviews.redlines.labels import accepted_label, source_label, terms_note
+from reviewapp.reviews.redlines.models import Redline
 from reviewapp.reviews.redlines.proposals import categories_of, proposal_for
 from reviewapp.reviews.redlines.selectors import user_may_edit_redlines
 from reviewapp.rules.services import playbook_compiled
@@ -36,9 +38,10 @@ class RedlineRow:
     status_label: str
     source_label: str
     redline_id: int | None = None
-    accepted_by: str = ""
+    accepted_label: str = ""  # "accepted by <full name>"
     diff: tuple[Segment, ...] = ()
     counterparty_comment: str = ""
+    terms_note: str = ""  # how a proposal's standard wording names the parties
 
 
 @dataclass
@@ -78,6 +81,7 @@ class _Cache:
     passages: dict[int, _PassageData] = field(default_factory=dict)
     can_edit: dict[int, bool] = field(default_factory=dict)
     texts: dict[int, str] = field(default_factory=dict)  # passage id -> its clause
+    sides: dict[int, Sides | None] = field(default_factory=dict)  # contract id -> its sides
 
 
 def redline_panels(
@@ -158,7 +162,8 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
         matches[passage_id].setdefault(rule_id, (start, end))
     verifications = {v.passage_id: v for v in Verification.objects.filter(passage_id__in=ids)}
     redlines: dict[int, dict[str, Redline]] = defaultdict(dict)
-    for redline in Redline.objects.filter(passage_id__in=ids).select_related("accepted_by"):
+    saved = Redline.objects.filter(passage_id__in=ids).select_related("accepted_by", "author")
+    for redline in saved:
         redlines[redline.passage_id][redline.category] = redline
     # Only the clauses' own words, not every contract's whole text.
     clause = Substr("contract__text", F("start") + 1, F("end") - F("start"))
@@ -166,6 +171,8 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
         Passage.objects.filter(pk__in=ids).annotate(clause=clause).values_list("pk", "clause")
     ):
         cache.texts[passage_id] = words or ""
+    contracts = {r.contract_id for r in reviews.values()} - set(cache.sides)
+    cache.sides.update(acting_sides_by_contract(contracts) if contracts else {})
     for passage_id, review in reviews.items():
         compiled = playbook_compiled(review.playbook_version)
         cache.passages[passage_id] = _PassageData(
@@ -196,6 +203,7 @@ def _text(cache: _Cache, passage: Passage) -> str:
 def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> PassagePanel:
     data = cache.passages[passage.pk]
     text = _text(cache, passage)
+    sides = cache.sides.get(review.contract_id)
     rows = []
     for category, rule_id in data.categories:
         redline = data.redlines.get(category)
@@ -210,6 +218,7 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
             rule_id=rule_id,
             verification=data.verification,
             match=data.matches.get(rule_id),
+            sides=sides,
         )
         rows.append(
             RedlineRow(
@@ -218,20 +227,17 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
                 original=text,
                 status=PROPOSAL,
                 status_label=_("Proposal, not saved"),
-                source_label=source_words(proposal.source, proposal.replacement == text),
+                source_label=source_label(
+                    source=proposal.source, unchanged=proposal.replacement == text
+                ),
                 diff=redline_diff(text, proposal.replacement),
+                terms_note=terms_note(
+                    swapped=proposal.swapped, kept=proposal.kept, sides=sides is not None
+                ),
             )
         )
     label = passage.number or f"#{passage.index}"
     return PassagePanel(review.pk, passage.pk, passage.index, label, can_edit, rows)
-
-
-def source_words(source: str, unchanged: bool) -> str:
-    """Where a redline's words come from. Words that are still the clause's own are nobody's
-    proposal: not "written by a lawyer" (the playbook has no standard wording to offer)."""
-    if unchanged:
-        return _("Unchanged: the playbook has no standard wording for this")
-    return str(RedlineSource(source).label)
 
 
 def _saved_row(redline: Redline) -> RedlineRow:
@@ -241,9 +247,14 @@ def _saved_row(redline: Redline) -> RedlineRow:
         original=redline.original_text,
         status=redline.status,
         status_label=str(redline.get_status_display()),
-        source_label=source_words(redline.source, redline.replacement == redline.original_text),
+        source_label=source_label(
+            source=redline.source,
+            unchanged=redline.replacement == redline.original_text,
+            status=redline.status,
+            author=redline.author,
+        ),
         redline_id=redline.pk,
-        accepted_by=redline.accepted_by.get_username() if redline.accepted_by else "",
+        accepted_label=accepted_label(redline.accepted_by),
         diff=redline_diff(redline.original_text, redline.replacement),
         counterparty_comment=redline.counterparty_comment,
     )
