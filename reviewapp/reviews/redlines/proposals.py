@@ -77,7 +77,9 @@ def proposal_for(
     if source == RedlineSource.PLAYBOOK:
         parties = deal_sides(sides.client, sides.counterparty) if sides else {}
         terms = in_contract_terms(suggestion, parties)
-    words = _in_clause(passage, text, terms.text, match if source == RedlineSource.PLAYBOOK else None)
+    words = _in_clause(
+        passage, text, terms.text, match if source == RedlineSource.PLAYBOOK else None
+    )
     return Proposal(category, rule_id, words, source, terms.swapped, terms.kept)
 
 
@@ -95,7 +97,8 @@ def _in_clause(passage: Passage, text: str, suggestion: str, match: tuple[int, i
     return lead + suggestion
 
 
-_SENTENCE_END = re.compile(r"[.;!?。；！？](?=\s|$)|\n")
+# Chinese marks end a sentence with no space after them (限制。合同期内，...).
+_SENTENCE_END = re.compile(r"[.;!?](?=\s|$)|[。；！？]|\n")
 
 
 def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
