@@ -22,7 +22,7 @@ from reviewapp.reviews.models import Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.diff import Segment, redline_diff
 from reviewapp.reviews.redlines.labels import accepted_label, source_label, terms_note
 from reviewapp.reviews.redlines.models import Redline
-from reviewapp.reviews.redlines.proposals import categories_of, proposal_for
+from reviewapp.reviews.redlines.proposals import Proposal, categories_of, proposal_for
 from reviewapp.reviews.redlines.selectors import user_may_edit_redlines
 from reviewapp.rules.services import playbook_compiled
 
@@ -81,7 +81,10 @@ class _Cache:
     passages: dict[int, _PassageData] = field(default_factory=dict)
     can_edit: dict[int, bool] = field(default_factory=dict)
     texts: dict[int, str] = field(default_factory=dict)  # passage id -> its clause
-    sides: dict[int, Sides | None] = field(default_factory=dict)  # contract id -> its sides
+    # contract id -> the party acted for and the counterparty, read for the contracts loaded so
+    # far once a proposal names a party (most pages show none)
+    sides: dict[int, Sides | None] = field(default_factory=dict)
+    contract_ids: set[int] = field(default_factory=set)
 
 
 def redline_panels(
@@ -171,8 +174,7 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
         Passage.objects.filter(pk__in=ids).annotate(clause=clause).values_list("pk", "clause")
     ):
         cache.texts[passage_id] = words or ""
-    contracts = {r.contract_id for r in reviews.values()} - set(cache.sides)
-    cache.sides.update(acting_sides_by_contract(contracts) if contracts else {})
+    cache.contract_ids.update(r.contract_id for r in reviews.values())
     for passage_id, review in reviews.items():
         compiled = playbook_compiled(review.playbook_version)
         cache.passages[passage_id] = _PassageData(
@@ -203,23 +205,13 @@ def _text(cache: _Cache, passage: Passage) -> str:
 def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> PassagePanel:
     data = cache.passages[passage.pk]
     text = _text(cache, passage)
-    sides = cache.sides.get(review.contract_id)
     rows = []
     for category, rule_id in data.categories:
         redline = data.redlines.get(category)
         if redline is not None:
             rows.append(_saved_row(redline))
             continue
-        proposal = proposal_for(
-            compiled=playbook_compiled(review.playbook_version),
-            passage=passage,
-            text=text,
-            category=category,
-            rule_id=rule_id,
-            verification=data.verification,
-            match=data.matches.get(rule_id),
-            sides=sides,
-        )
+        proposal, sides = _proposal(cache, review, passage, text, category, rule_id)
         rows.append(
             RedlineRow(
                 category=category,
@@ -238,6 +230,34 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
         )
     label = passage.number or f"#{passage.index}"
     return PassagePanel(review.pk, passage.pk, passage.index, label, can_edit, rows)
+
+
+def _proposal(
+    cache: _Cache, review: Review, passage: Passage, text: str, category: str, rule_id: str
+) -> tuple[Proposal, Sides | None]:
+    """The proposal, with the sides of its contract once its standard wording names a party."""
+    data = cache.passages[passage.pk]
+
+    def proposed(sides: Sides | None) -> Proposal:
+        return proposal_for(
+            compiled=playbook_compiled(review.playbook_version),
+            passage=passage,
+            text=text,
+            category=category,
+            rule_id=rule_id,
+            verification=data.verification,
+            match=data.matches.get(rule_id),
+            sides=sides,
+        )
+
+    proposal = proposed(None)
+    if not proposal.kept:
+        return proposal, None
+    if review.contract_id not in cache.sides:
+        cache.contract_ids.add(review.contract_id)
+        cache.sides.update(acting_sides_by_contract(cache.contract_ids - set(cache.sides)))
+    sides = cache.sides[review.contract_id]
+    return (proposed(sides) if sides is not None else proposal), sides
 
 
 def _saved_row(redline: Redline) -> RedlineRow:
