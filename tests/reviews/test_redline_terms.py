@@ -153,3 +153,48 @@ def test_a_chinese_proposal_names_the_contracts_buyer_and_seller(
     assert proposal.replacement.startswith("第二条 限制。")
     assert "卖方不得在约定区域内销售" in proposal.replacement and "乙方" not in proposal.replacement
     assert proposal.replacement.endswith("买方有权每年查阅卖方账簿一次。")
+
+
+ZH_JIA_SELLS = (
+    "采购合同\n\n甲方（卖方）：上海顶点制造有限公司\n\n乙方（买方）：北京北极星零售有限公司\n\n"
+    "第一条 付款。乙方应支付全部货款。\n\n"
+    "第二条 限制。合同期内，甲方不得向其他零售商销售与本合同产品相竞争的产品。"
+    "乙方有权每年查阅甲方账簿一次。\n"
+)
+
+
+def test_a_chinese_contracts_jia_and_yi_take_the_side_its_preamble_gives_them(
+    client, matter, lee, django_capture_on_commit_callbacks
+):
+    """The playbook writes 乙方 for the supplier; this contract's supplier is its 甲方."""
+    review = scanned(matter, ZH_JIA_SELLS, django_capture_on_commit_callbacks, name="jia.txt")
+    contract_acting_for_set(
+        contract=review.contract, name="北京北极星零售有限公司", role="", set_by=lee
+    )
+    passage = review.contract.passages.get(text__contains="第二条")
+    proposal = redline_proposal(review=review, passage=passage, category="Non-Compete")
+    assert "甲方不得在约定区域内销售" in proposal.replacement
+    assert proposal.swapped == (("乙方", "甲方"),)
+    client.force_login(lee)
+    page = client.get(
+        f"/contracts/{review.contract_id}/redlines/", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    ).content.decode()
+    assert (
+        "甲方不得在约定区域内销售" in page and "当事方已按本合同的定义称呼：乙方 → 甲方。" in page
+    )
+
+
+def test_without_a_side_for_jia_and_yi_the_playbooks_yi_stays_and_the_panel_says_so(
+    client, matter, lee, django_capture_on_commit_callbacks
+):
+    plain = ZH_JIA_SELLS.replace("（卖方）", "").replace("（买方）", "")
+    review = scanned(matter, plain, django_capture_on_commit_callbacks, name="plain.txt")
+    contract_acting_for_set(
+        contract=review.contract, name="北京北极星零售有限公司", role="", set_by=lee
+    )
+    passage = review.contract.passages.get(text__contains="第二条")
+    proposal = redline_proposal(review=review, passage=passage, category="Non-Compete")
+    assert "乙方不得在约定区域内销售" in proposal.replacement and proposal.kept == ("乙方",)
+    client.force_login(lee)
+    page = client.get(f"/contracts/{review.contract_id}/redlines/").content.decode()
+    assert "which party of this contract each one is cannot be told from their roles" in page

@@ -147,3 +147,39 @@ def test_every_generic_party_word_of_the_shipped_standard_wording_is_rewritten()
             assert terms.kept == (), rule.id
             assert not any(word in terms.text for word in generic), (rule.id, terms.text)
     assert {"Supplier", "Customer", "乙方", "被授权方", "授予方", "买方", "卖方"} <= seen
+
+
+@pytest.mark.parametrize(
+    ("preamble", "role", "kind"),
+    [
+        (
+            "甲方（买方）：北京北极星零售有限公司\n乙方（卖方）：上海顶点制造有限公司",
+            "甲方",
+            CUSTOMER,
+        ),
+        (
+            "甲方（买方）：北京北极星零售有限公司\n乙方（卖方）：上海顶点制造有限公司",
+            "乙方",
+            SUPPLIER,
+        ),
+        ("出卖人（以下简称“甲方”）：上海顶点制造有限公司", "甲方", SUPPLIER),
+        ("Party A (Seller): ZTO Express Co., Ltd.", "Party A", SUPPLIER),
+        ("甲方：北京北极星零售有限公司\n乙方：上海顶点制造有限公司", "甲方", None),
+        # a deal word in the body, not beside the role where the preamble defines it
+        ("甲方：北京\n乙方：上海\n甲方应在收到货物后（买方）付款", "甲方", None),
+    ],
+)
+def test_a_role_that_tells_no_side_takes_the_one_written_beside_it(preamble, role, kind):
+    assert role_kind(role, preamble) == kind
+
+
+def test_the_playbooks_yi_becomes_the_contracts_jia_when_its_jia_sells():
+    preamble = "甲方（卖方）：上海顶点制造有限公司\n乙方（买方）：北京北极星零售有限公司\n"
+    sides = deal_sides(
+        Party("北京北极星零售有限公司", "乙方"),
+        Party("上海顶点制造有限公司", "甲方"),
+        preamble=preamble,
+    )
+    terms = in_contract_terms("乙方不得销售竞争产品；甲方应按期付款。", sides)
+    assert terms.text == "甲方不得销售竞争产品；乙方应按期付款。"
+    assert terms.swapped == (("乙方", "甲方"), ("甲方", "乙方"))

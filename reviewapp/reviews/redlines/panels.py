@@ -25,6 +25,7 @@ from reviewapp.reviews.redlines.models import Redline
 from reviewapp.reviews.redlines.proposals import Proposal, categories_of, proposal_for
 from reviewapp.reviews.redlines.selectors import user_may_edit_redlines
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.party_terms import PREAMBLE_CHARS, deal_sides
 
 PROPOSAL = "PROPOSAL"
 
@@ -85,6 +86,9 @@ class _Cache:
     # far once a proposal names a party (most pages show none)
     sides: dict[int, Sides | None] = field(default_factory=dict)
     contract_ids: set[int] = field(default_factory=set)
+    # contract id -> its opening words, read for a contract whose parties' roles tell no side
+    # of the deal (甲方, 乙方), where the preamble may (甲方（买方）)
+    preambles: dict[int, str] = field(default_factory=dict)
 
 
 def redline_panels(
@@ -238,7 +242,7 @@ def _proposal(
     """The proposal, with the sides of its contract once its standard wording names a party."""
     data = cache.passages[passage.pk]
 
-    def proposed(sides: Sides | None) -> Proposal:
+    def proposed(sides: Sides | None, preamble: str = "") -> Proposal:
         return proposal_for(
             compiled=playbook_compiled(review.playbook_version),
             passage=passage,
@@ -248,6 +252,7 @@ def _proposal(
             verification=data.verification,
             match=data.matches.get(rule_id),
             sides=sides,
+            preamble=preamble,
         )
 
     proposal = proposed(None)
@@ -257,7 +262,28 @@ def _proposal(
         cache.contract_ids.add(review.contract_id)
         cache.sides.update(acting_sides_by_contract(cache.contract_ids - set(cache.sides)))
     sides = cache.sides[review.contract_id]
-    return (proposed(sides) if sides is not None else proposal), sides
+    if sides is None:
+        return proposal, None
+    proposal = proposed(sides)
+    if proposal.kept:
+        proposal = proposed(sides, _preamble(cache, review.contract_id))
+    return proposal, sides
+
+
+def _preamble(cache: _Cache, contract_id: int) -> str:
+    """The opening words of the contract, read with those of every contract loaded so far whose
+    parties' roles tell no side."""
+    if contract_id not in cache.preambles:
+        wanted = {contract_id} | {
+            pk
+            for pk in cache.contract_ids - set(cache.preambles)
+            if (sides := cache.sides.get(pk)) is not None
+            and len(deal_sides(sides.client, sides.counterparty)) < 2
+        }
+        opening = Substr("text", 1, PREAMBLE_CHARS)
+        rows = Contract.objects.filter(pk__in=wanted).annotate(opening=opening)
+        cache.preambles.update(rows.values_list("pk", "opening"))
+    return cache.preambles.get(contract_id, "")
 
 
 def _saved_row(redline: Redline) -> RedlineRow:

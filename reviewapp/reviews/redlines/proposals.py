@@ -66,16 +66,18 @@ def proposal_for(
     verification: Verification | None,
     match: tuple[int, int] | None = None,
     sides: Sides | None = None,
+    preamble: str = "",
 ) -> Proposal:
     """`text` is the clause as it stands (contract text of the passage's span); `match` the
     rule's match (offsets into the contract text), whose sentence standard wording replaces;
-    `sides` the party acted for and the counterparty (None: not chosen)."""
+    `sides` the party acted for and the counterparty (None: not chosen); `preamble` the
+    contract's opening words, where a role such as 甲方 may be given its side (甲方（买方）)."""
     suggestion, source = _suggestion(compiled, category, rule_id, verification)
     if not suggestion:
         return Proposal(category, rule_id, text, RedlineSource.LAWYER)
     terms = Terms(suggestion)
     if source == RedlineSource.PLAYBOOK:
-        parties = deal_sides(sides.client, sides.counterparty) if sides else {}
+        parties = deal_sides(sides.client, sides.counterparty, preamble=preamble) if sides else {}
         terms = in_contract_terms(suggestion, parties)
     words = _in_clause(
         passage, text, terms.text, match if source == RedlineSource.PLAYBOOK else None

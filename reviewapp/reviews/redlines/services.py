@@ -135,6 +135,7 @@ def redline_proposal(*, review: Review, passage: Passage, category: str) -> Any:
         verification=Verification.objects.filter(passage=passage).first(),
         match=match,
         sides=acting_sides(review.contract),
+        preamble=review.contract.text,
     )
 
 

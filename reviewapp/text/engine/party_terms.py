@@ -8,9 +8,11 @@ roles the contract defines ("Buyer", "Licensor", 卖方). A side whose party can
 the playbook's word, reported in ``kept``: a wrong party named in a clause is worse than a
 generic word a lawyer sees at once.
 
-A contract's 甲方 and 乙方 say nothing of the deal, so they tell no side; the shipped Chinese
-playbook itself writes 甲方 for the customer and 乙方 for the supplier, as purchase contracts
-usually do, so those words of its standard wording are rewritten like the others.
+A contract's 甲方 and 乙方 (or "Party A") say nothing of the deal by themselves, so they tell a
+side only where the preamble writes the deal role beside them (甲方（买方）, 卖方（以下简称“乙方”）,
+"Party A (Seller)"). The shipped Chinese playbook itself writes 甲方 for the customer and 乙方
+for the supplier, as purchase contracts usually do, so those words of its standard wording are
+rewritten like the others.
 """
 
 from __future__ import annotations
@@ -111,14 +113,35 @@ _PLAYBOOK_WORD = re.compile(
 )
 
 
-def role_kind(role: str) -> Kind | None:
-    """The side of the deal a contract's defined role tells ("Buyer": the customer's), if any."""
+_KIND_WORDS = _alternation([*_EN_ROLES, *_ZH_ROLES])
+# How far into a contract its parties are introduced.
+PREAMBLE_CHARS = 3000
+
+
+def role_kind(role: str, preamble: str = "") -> Kind | None:
+    """The side of the deal a contract's defined role tells ("Buyer": the customer's), if any;
+    for a role that tells none (甲方, "Party A"), the deal role the contract's ``preamble``
+    writes beside it (甲方（买方）, 卖方（以下简称“乙方”）, "Party A (Seller)")."""
     words = " ".join(role.split()).strip()
     for lexicon in (_EN_ROLES, _ZH_ROLES):
         for known, kind in lexicon.items():
             if words.casefold() == known.casefold():
                 return kind
-    return None
+    if not words or not preamble:
+        return None
+    beside = _beside(words).search(preamble[:PREAMBLE_CHARS])
+    return role_kind(beside.group("kind") or beside.group("kind2")) if beside else None
+
+
+def _beside(role: str) -> re.Pattern[str]:
+    said = r"\s*".join(re.escape(word) for word in role.split())
+    quote = '["“”「」]?'
+    return re.compile(
+        rf"(?<![\w-]){said}\s*[（(]\s*(?P<kind>{_KIND_WORDS})\s*[）)]"
+        rf"|(?<![\w-])(?P<kind2>{_KIND_WORDS})\s*[（(]\s*(?:以下简称|以下称|下称|简称|hereinafter)?"
+        rf"\s*[:：]?\s*{quote}{said}{quote}\s*[）)]",
+        re.IGNORECASE,
+    )
 
 
 @dataclass(frozen=True)
@@ -137,13 +160,15 @@ def playbook_roles(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def deal_sides(client: Party | None, counterparty: Party | None) -> dict[Kind, Party]:
-    """Which party stands on which side of the deal, read from their defined roles; in a
-    two-party contract, the party whose role tells nothing is on the side the other is not.
-    Empty when it cannot be told (no party chosen, no role telling a side, or both roles
-    telling the same one)."""
+def deal_sides(
+    client: Party | None, counterparty: Party | None, *, preamble: str = ""
+) -> dict[Kind, Party]:
+    """Which party stands on which side of the deal, read from their defined roles (``role_kind``
+    with the contract's ``preamble``); in a two-party contract, the party whose role tells
+    nothing is on the side the other is not. Empty when it cannot be told (no party chosen, no
+    role telling a side, or both roles telling the same one)."""
     parties = [party for party in (client, counterparty) if party is not None]
-    kinds = [role_kind(party.role) for party in parties]
+    kinds = [role_kind(party.role, preamble) for party in parties]
     if len(parties) == 1:
         return {kinds[0]: parties[0]} if kinds[0] else {}
     if len(parties) != 2 or kinds[0] == kinds[1]:
