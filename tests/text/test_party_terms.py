@@ -183,3 +183,9 @@ def test_the_playbooks_yi_becomes_the_contracts_jia_when_its_jia_sells():
     terms = in_contract_terms("乙方不得销售竞争产品；甲方应按期付款。", sides)
     assert terms.text == "甲方不得销售竞争产品；乙方应按期付款。"
     assert terms.swapped == (("乙方", "甲方"), ("甲方", "乙方"))
+
+
+def test_the_preamble_is_read_only_where_the_roles_leave_a_side_open():
+    """Roles that tell both sides stand, whatever the preamble says beside them."""
+    told = deal_sides(BUYER, Party("Acme GmbH", "Party B"), preamble="Party B (Buyer): Acme GmbH")
+    assert told == {CUSTOMER: BUYER, SUPPLIER: Party("Acme GmbH", "Party B")}

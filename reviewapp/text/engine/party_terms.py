@@ -163,12 +163,20 @@ def playbook_roles(text: str) -> tuple[str, ...]:
 def deal_sides(
     client: Party | None, counterparty: Party | None, *, preamble: str = ""
 ) -> dict[Kind, Party]:
-    """Which party stands on which side of the deal, read from their defined roles (``role_kind``
-    with the contract's ``preamble``); in a two-party contract, the party whose role tells
-    nothing is on the side the other is not. Empty when it cannot be told (no party chosen, no
-    role telling a side, or both roles telling the same one)."""
+    """Which party stands on which side of the deal, read from their defined roles; in a
+    two-party contract, the party whose role tells nothing is on the side the other is not.
+    Only where the roles alone leave a side open is the contract's ``preamble`` read for the
+    deal role written beside them (so a caller that reads it only then gets the same answer).
+    Empty when it cannot be told (no party chosen, no role telling a side, or both roles
+    telling the same one)."""
     parties = [party for party in (client, counterparty) if party is not None]
-    kinds = [role_kind(party.role, preamble) for party in parties]
+    sides = _sides(parties, [role_kind(party.role) for party in parties])
+    if len(sides) == 2 or not preamble:
+        return sides
+    return _sides(parties, [role_kind(party.role, preamble) for party in parties])
+
+
+def _sides(parties: list[Party], kinds: list[Kind | None]) -> dict[Kind, Party]:
     if len(parties) == 1:
         return {kinds[0]: parties[0]} if kinds[0] else {}
     if len(parties) != 2 or kinds[0] == kinds[1]:
