@@ -56,7 +56,8 @@ def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
             "standard wording, not yet reviewed"
         )
         assert (
-            "(Customer): choose the party" in editor.locator("[data-role=terms-note]").inner_text()
+            "(“Customer”): choose the party"
+            in editor.locator("[data-role=terms-note]").inner_text()
         )
         textarea.fill(EDITED)
         editor.locator("[data-role=counterparty-comment]").fill(COMMENT)

@@ -85,11 +85,11 @@ def test_until_the_party_acted_for_is_chosen_the_wording_stays_and_the_panel_say
     assert "Supplier shall not sell" in proposal.replacement and proposal.kept == ("Supplier",)
     client.force_login(lee)
     page = client.get(f"/contracts/{supply.contract_id}/redlines/").content.decode()
-    assert "names the parties as the playbook does (Supplier): choose the party" in page
+    assert "names the parties as the playbook does (“Supplier”): choose the party" in page
     chinese = client.get(
         f"/contracts/{supply.contract_id}/redlines/", HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()
-    assert "标准措辞沿用范本对当事方的称呼（Supplier）" in chinese
+    assert "标准措辞沿用范本对当事方的称呼（“Supplier”）" in chinese
 
 
 def test_the_editor_says_who_wrote_what_in_english_and_chinese(client, supply, lee, kim):
@@ -100,10 +100,12 @@ def test_the_editor_says_who_wrote_what_in_english_and_chinese(client, supply, l
     client.force_login(lee)
     page = client.get(url).content.decode()
     assert "standard wording, not yet reviewed" in page
-    assert "Parties named as this contract defines them: Supplier → Seller." in page
+    assert "Parties named as this contract defines them: “Supplier” → “Seller”." in page
     assert "Seller shall not sell directly" in page
     zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    assert "标准措辞，尚未审阅" in zh and "当事方已按本合同的定义称呼：Supplier → Seller。" in zh
+    assert (
+        "标准措辞，尚未审阅" in zh and "当事方已按本合同的定义称呼：“Supplier” → “Seller”。" in zh
+    )
 
     passage = restrictions(supply)
     redline = redline_save(
@@ -180,7 +182,8 @@ def test_a_chinese_contracts_jia_and_yi_take_the_side_its_preamble_gives_them(
         f"/contracts/{review.contract_id}/redlines/", HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()
     assert (
-        "甲方不得在约定区域内销售" in page and "当事方已按本合同的定义称呼：乙方 → 甲方。" in page
+        "甲方不得在约定区域内销售" in page
+        and "当事方已按本合同的定义称呼：“乙方” → “甲方”。" in page
     )
 
 

@@ -42,18 +42,20 @@ def accepted_label(user: Any) -> str:
 def terms_note(*, swapped: tuple[tuple[str, str], ...], kept: tuple[str, ...], sides: bool) -> str:
     """What became of the standard wording's words for the parties (blank: it names none).
     ``sides``: whether the party the firm acts for is known."""
+    # quoted: they are the playbook's and the contract's words, in their own language
+    words = ", ".join(f"“{word}”" for word in kept)
     if kept and not sides:
         return _(
             "The standard wording names the parties as the playbook does (%(words)s): choose "
             "the party the firm acts for to have it use this contract's terms."
-        ) % {"words": ", ".join(kept)}
+        ) % {"words": words}
     if kept:
         return _(
             "The standard wording names the parties as the playbook does (%(words)s): which "
             "party of this contract each one is cannot be told from their roles; check them."
-        ) % {"words": ", ".join(kept)}
+        ) % {"words": words}
     if swapped:
         return _("Parties named as this contract defines them: %(pairs)s.") % {
-            "pairs": ", ".join(f"{word} → {term}" for word, term in swapped)
+            "pairs": ", ".join(f"“{word}” → “{term}”" for word, term in swapped)
         }
     return ""
