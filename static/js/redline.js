@@ -40,9 +40,10 @@
     box.dataset.status = redline.status;
     box.className = `redline redline-${redline.status.toLowerCase()}`;
     box.querySelector("[data-role=status]").textContent = redline.status_label;
-    const accepted = box.querySelector("[data-role=accepted]");
-    accepted.textContent = redline.accepted_by
-      ? interpolate(gettext("accepted by %s"), [redline.accepted_by]) : "";
+    box.querySelector("[data-role=source]").textContent = redline.source_label;
+    box.querySelector("[data-role=accepted]").textContent = redline.accepted_label;
+    const note = box.querySelector("[data-role=terms-note]");
+    if (note) note.remove();  // the note is about the proposal; the saved words are a lawyer's
     drawDiff(box.querySelector("[data-role=diff]"), redline.diff);
     const withdraw = box.querySelector("[data-action=redline-withdraw]");
     if (withdraw) withdraw.hidden = redline.status === "WITHDRAWN";

@@ -51,6 +51,14 @@ def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
             textarea.input_value()
             == "1. Pricing. Customer shall receive the prices listed in Schedule 1."
         )
+        # Nobody has touched it yet, and the contract's parties are not known (no party chosen).
+        assert editor.locator("[data-role=source]").inner_text() == (
+            "standard wording, not yet reviewed"
+        )
+        assert (
+            "(“Customer”): choose the party"
+            in editor.locator("[data-role=terms-note]").inner_text()
+        )
         textarea.fill(EDITED)
         editor.locator("[data-role=counterparty-comment]").fill(COMMENT)
         editor.locator("[data-action=redline-accept]").click()
@@ -58,6 +66,10 @@ def test_a_lawyers_redline_from_the_queue_is_in_the_exported_word_file(
         deleted = " ".join(editor.locator(".redline-diff del").all_inner_texts())
         assert "favored" in deleted and "nation" in deleted
         assert "Schedule 2" in " ".join(editor.locator(".redline-diff ins").all_inner_texts())
+        # The demo lawyer has no full name: the username stands for it.
+        assert editor.locator("[data-role=source]").inner_text() == "edited by lawyer"
+        assert editor.locator("[data-role=accepted]").inner_text() == "accepted by lawyer"
+        assert editor.locator("[data-role=terms-note]").count() == 0
 
         reviewer = browser.new_context(accept_downloads=True).new_page()
         sign_in(reviewer, url, "reviewer", passwords["reviewer"])

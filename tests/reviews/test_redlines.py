@@ -330,7 +330,8 @@ def test_the_queue_and_the_review_page_show_the_clause_with_the_change_marked(
     client.post(f"/api/redlines/{pk['id']}/accept/")
     item = QueueItem.objects.filter(passage=assignment(review)).first()
     fragment = client.get(f"/queue/{item.pk}/").content.decode()
-    assert "<del> without consent</del>" in fragment and "accepted by lee" in fragment
+    assert "<del> without consent</del>" in fragment and "accepted by Lee Lawyer" in fragment
+    assert "edited by Lee Lawyer" in fragment  # the lawyer's own words, by full name
     client.force_login(reviewer)
     page = client.get(f"/contracts/{review.contract_id}/").content.decode()
     # The review page links the editor once and fetches its redlines section after the document.
@@ -468,13 +469,12 @@ def test_only_the_matters_lawyers_write_the_comment_for_the_counterparty(
 
 
 def test_words_that_are_still_the_clauses_own_are_not_written_by_a_lawyer():
+    from reviewapp.reviews.redlines.labels import source_label
     from reviewapp.reviews.redlines.models import RedlineSource
-    from reviewapp.reviews.redlines.panels import source_words
 
-    unchanged = source_words(RedlineSource.LAWYER, unchanged=True)
+    unchanged = source_label(source=RedlineSource.LAWYER, unchanged=True)
     assert unchanged == "Unchanged: the playbook has no standard wording for this"
-    assert source_words(RedlineSource.LAWYER, unchanged=False) == "Written by a lawyer"
-    assert source_words(RedlineSource.PLAYBOOK, unchanged=False) == "Playbook's standard wording"
+    assert source_label(source=RedlineSource.LAWYER, unchanged=False) == "Written by a lawyer"
 
 
 def test_standard_wording_replaces_the_matched_sentence_and_keeps_the_rest_of_the_clause(

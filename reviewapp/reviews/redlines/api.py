@@ -54,8 +54,15 @@ class RedlineSerializer(serializers.Serializer):
     source = serializers.ChoiceField(choices=RedlineSource.values)  # type: ignore[assignment]
     status = serializers.ChoiceField(choices=RedlineStatus.values)
     status_label = serializers.CharField()
+    source_label = serializers.CharField(
+        help_text="Who wrote the words, for people: 'standard wording, not yet reviewed', "
+        "'edited by <full name>'"
+    )
     author = serializers.CharField(allow_null=True)
     accepted_by = serializers.CharField(allow_null=True)
+    accepted_label = serializers.CharField(
+        allow_blank=True, help_text="'accepted by <full name>'; blank when not accepted"
+    )
     accepted_at = serializers.DateTimeField(allow_null=True)
     updated_at = serializers.DateTimeField()
     diff = serializers.ListField(child=serializers.DictField(), help_text="op: same, del, ins")

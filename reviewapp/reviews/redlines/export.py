@@ -28,6 +28,7 @@ from django.utils.translation import gettext as _
 from reviewapp.contracts.models import Contract
 from reviewapp.reviews.exports.model import Issue, ReviewExport
 from reviewapp.reviews.redlines.diff import word_edits
+from reviewapp.reviews.redlines.labels import full_name
 from reviewapp.reviews.redlines.models import Redline
 from reviewapp.reviews.redlines.selectors import accepted_redlines
 from reviewapp.text.wordml import (
@@ -87,14 +88,14 @@ def firm_name(organisation: str) -> str:
 
 def signature(user: Any, firm: str) -> str:
     """ "Lee Lawyer (Acme LLP)"; the firm alone for someone without a full name."""
-    name = user.get_full_name().strip() if user is not None else ""
+    name = full_name(user)
     if name and firm:
         return f"{name} ({firm})"
     return name or firm or "Clausewise"
 
 
 def _initials(user: Any) -> str:
-    name = user.get_full_name().strip() if user is not None else ""
+    name = full_name(user)
     return "".join(word[0] for word in name.split()[:3]).upper()
 
 

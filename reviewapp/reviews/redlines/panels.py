@@ -17,12 +17,15 @@ from django.db.models.functions import Substr
 from django.utils.translation import gettext as _
 
 from reviewapp.contracts.models import Contract, Passage, PassageState
+from reviewapp.reviews.acting_for.selectors import Sides, acting_sides_by_contract
 from reviewapp.reviews.models import Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.diff import Segment, redline_diff
-from reviewapp.reviews.redlines.models import Redline, RedlineSource
-from reviewapp.reviews.redlines.proposals import categories_of, proposal_for
+from reviewapp.reviews.redlines.labels import accepted_label, source_label, terms_note
+from reviewapp.reviews.redlines.models import Redline
+from reviewapp.reviews.redlines.proposals import Proposal, categories_of, proposal_for
 from reviewapp.reviews.redlines.selectors import user_may_edit_redlines
 from reviewapp.rules.services import playbook_compiled
+from reviewapp.text.engine.party_terms import PREAMBLE_CHARS, deal_sides
 
 PROPOSAL = "PROPOSAL"
 
@@ -36,9 +39,10 @@ class RedlineRow:
     status_label: str
     source_label: str
     redline_id: int | None = None
-    accepted_by: str = ""
+    accepted_label: str = ""  # "accepted by <full name>"
     diff: tuple[Segment, ...] = ()
     counterparty_comment: str = ""
+    terms_note: str = ""  # how a proposal's standard wording names the parties
 
 
 @dataclass
@@ -78,6 +82,13 @@ class _Cache:
     passages: dict[int, _PassageData] = field(default_factory=dict)
     can_edit: dict[int, bool] = field(default_factory=dict)
     texts: dict[int, str] = field(default_factory=dict)  # passage id -> its clause
+    # contract id -> the party acted for and the counterparty, read for the contracts loaded so
+    # far once a proposal names a party (most pages show none)
+    sides: dict[int, Sides | None] = field(default_factory=dict)
+    contract_ids: set[int] = field(default_factory=set)
+    # contract id -> its opening words, read for a contract whose parties' roles tell no side
+    # of the deal (甲方, 乙方), where the preamble may (甲方（买方）)
+    preambles: dict[int, str] = field(default_factory=dict)
 
 
 def redline_panels(
@@ -158,7 +169,8 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
         matches[passage_id].setdefault(rule_id, (start, end))
     verifications = {v.passage_id: v for v in Verification.objects.filter(passage_id__in=ids)}
     redlines: dict[int, dict[str, Redline]] = defaultdict(dict)
-    for redline in Redline.objects.filter(passage_id__in=ids).select_related("accepted_by"):
+    saved = Redline.objects.filter(passage_id__in=ids).select_related("accepted_by", "author")
+    for redline in saved:
         redlines[redline.passage_id][redline.category] = redline
     # Only the clauses' own words, not every contract's whole text.
     clause = Substr("contract__text", F("start") + 1, F("end") - F("start"))
@@ -166,6 +178,7 @@ def _load(cache: _Cache, pairs: Sequence[tuple[Passage, Review]], ids: Any = Non
         Passage.objects.filter(pk__in=ids).annotate(clause=clause).values_list("pk", "clause")
     ):
         cache.texts[passage_id] = words or ""
+    cache.contract_ids.update(r.contract_id for r in reviews.values())
     for passage_id, review in reviews.items():
         compiled = playbook_compiled(review.playbook_version)
         cache.passages[passage_id] = _PassageData(
@@ -202,15 +215,7 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
         if redline is not None:
             rows.append(_saved_row(redline))
             continue
-        proposal = proposal_for(
-            compiled=playbook_compiled(review.playbook_version),
-            passage=passage,
-            text=text,
-            category=category,
-            rule_id=rule_id,
-            verification=data.verification,
-            match=data.matches.get(rule_id),
-        )
+        proposal, sides = _proposal(cache, review, passage, text, category, rule_id)
         rows.append(
             RedlineRow(
                 category=category,
@@ -218,20 +223,67 @@ def _panel(cache: _Cache, can_edit: bool, review: Review, passage: Passage) -> P
                 original=text,
                 status=PROPOSAL,
                 status_label=_("Proposal, not saved"),
-                source_label=source_words(proposal.source, proposal.replacement == text),
+                source_label=source_label(
+                    source=proposal.source, unchanged=proposal.replacement == text
+                ),
                 diff=redline_diff(text, proposal.replacement),
+                terms_note=terms_note(
+                    swapped=proposal.swapped, kept=proposal.kept, sides=sides is not None
+                ),
             )
         )
     label = passage.number or f"#{passage.index}"
     return PassagePanel(review.pk, passage.pk, passage.index, label, can_edit, rows)
 
 
-def source_words(source: str, unchanged: bool) -> str:
-    """Where a redline's words come from. Words that are still the clause's own are nobody's
-    proposal: not "written by a lawyer" (the playbook has no standard wording to offer)."""
-    if unchanged:
-        return _("Unchanged: the playbook has no standard wording for this")
-    return str(RedlineSource(source).label)
+def _proposal(
+    cache: _Cache, review: Review, passage: Passage, text: str, category: str, rule_id: str
+) -> tuple[Proposal, Sides | None]:
+    """The proposal, with the sides of its contract once its standard wording names a party."""
+    data = cache.passages[passage.pk]
+
+    def proposed(sides: Sides | None, preamble: str = "") -> Proposal:
+        return proposal_for(
+            compiled=playbook_compiled(review.playbook_version),
+            passage=passage,
+            text=text,
+            category=category,
+            rule_id=rule_id,
+            verification=data.verification,
+            match=data.matches.get(rule_id),
+            sides=sides,
+            preamble=preamble,
+        )
+
+    proposal = proposed(None)
+    if not proposal.kept:
+        return proposal, None
+    if review.contract_id not in cache.sides:
+        cache.contract_ids.add(review.contract_id)
+        cache.sides.update(acting_sides_by_contract(cache.contract_ids - set(cache.sides)))
+    sides = cache.sides[review.contract_id]
+    if sides is None:
+        return proposal, None
+    proposal = proposed(sides)
+    if proposal.kept:
+        proposal = proposed(sides, _preamble(cache, review.contract_id))
+    return proposal, sides
+
+
+def _preamble(cache: _Cache, contract_id: int) -> str:
+    """The opening words of the contract, read with those of every contract loaded so far whose
+    parties' roles tell no side."""
+    if contract_id not in cache.preambles:
+        wanted = {contract_id} | {
+            pk
+            for pk in cache.contract_ids - set(cache.preambles)
+            if (sides := cache.sides.get(pk)) is not None
+            and len(deal_sides(sides.client, sides.counterparty)) < 2
+        }
+        opening = Substr("text", 1, PREAMBLE_CHARS)
+        rows = Contract.objects.filter(pk__in=wanted).annotate(opening=opening)
+        cache.preambles.update(rows.values_list("pk", "opening"))
+    return cache.preambles.get(contract_id, "")
 
 
 def _saved_row(redline: Redline) -> RedlineRow:
@@ -241,9 +293,14 @@ def _saved_row(redline: Redline) -> RedlineRow:
         original=redline.original_text,
         status=redline.status,
         status_label=str(redline.get_status_display()),
-        source_label=source_words(redline.source, redline.replacement == redline.original_text),
+        source_label=source_label(
+            source=redline.source,
+            unchanged=redline.replacement == redline.original_text,
+            status=redline.status,
+            author=redline.author,
+        ),
         redline_id=redline.pk,
-        accepted_by=redline.accepted_by.get_username() if redline.accepted_by else "",
+        accepted_label=accepted_label(redline.accepted_by),
         diff=redline_diff(redline.original_text, redline.replacement),
         counterparty_comment=redline.counterparty_comment,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from reviewapp.reviews.redlines.diff import redline_diff
+from reviewapp.reviews.redlines.labels import accepted_label, source_label
 from reviewapp.reviews.redlines.models import Redline
 
 
@@ -27,8 +28,15 @@ def redline_payload(
         "source": redline.source,
         "status": redline.status,
         "status_label": str(redline.get_status_display()),
+        "source_label": source_label(
+            source=redline.source,
+            unchanged=redline.replacement == redline.original_text,
+            status=redline.status,
+            author=redline.author,
+        ),
         "author": _username(redline.author),
         "accepted_by": _username(redline.accepted_by),
+        "accepted_label": accepted_label(redline.accepted_by),
         "accepted_at": redline.accepted_at.isoformat() if redline.accepted_at else None,
         "updated_at": redline.updated_at.isoformat(),
         "diff": [

@@ -4,7 +4,8 @@ standard wording (`fallback_clause`), else the clause as it stands, for the lawy
 The clause's own number and heading ("12.1 Liability.") are kept in front of a proposal, so the
 tracked change covers the wording only. The playbook's standard wording replaces the sentence
 the rule matched, not the whole clause: a term clause that also gives a right to terminate on
-insolvency keeps that right when its duration is replaced.
+insolvency keeps that right when its duration is replaced. Standard wording names the parties
+as the contract defines them (`party_terms`), once the party the firm acts for is known.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import re
 from dataclasses import dataclass
 
 from reviewapp.contracts.models import Passage
+from reviewapp.reviews.acting_for.selectors import Sides
 from reviewapp.reviews.models import Engine, Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.models import RedlineSource
 from reviewapp.rules.services import playbook_compiled
 from reviewapp.text.engine.compiler import CompiledPlaybook
+from reviewapp.text.engine.party_terms import Terms, deal_sides, in_contract_terms
 from reviewapp.text.segmentation import is_abbreviation
 
 _AFTER_HEADING = re.compile(r"[\s.:：。、)）-]*")
@@ -28,6 +31,9 @@ class Proposal:
     rule_id: str
     replacement: str
     source: str
+    # the standard wording's generic role words: those put in the contract's terms, those kept
+    swapped: tuple[tuple[str, str], ...] = ()
+    kept: tuple[str, ...] = ()
 
 
 def issue_categories(*, review: Review, passage: Passage) -> list[tuple[str, str]]:
@@ -59,24 +65,42 @@ def proposal_for(
     rule_id: str,
     verification: Verification | None,
     match: tuple[int, int] | None = None,
+    sides: Sides | None = None,
+    preamble: str = "",
 ) -> Proposal:
     """`text` is the clause as it stands (contract text of the passage's span); `match` the
-    rule's match (offsets into the contract text), whose sentence standard wording replaces."""
+    rule's match (offsets into the contract text), whose sentence standard wording replaces;
+    `sides` the party acted for and the counterparty (None: not chosen); `preamble` the
+    contract's opening words, where a role such as 甲方 may be given its side (甲方（买方）)."""
     suggestion, source = _suggestion(compiled, category, rule_id, verification)
     if not suggestion:
         return Proposal(category, rule_id, text, RedlineSource.LAWYER)
+    terms = Terms(suggestion)
+    if source == RedlineSource.PLAYBOOK:
+        parties = deal_sides(sides.client, sides.counterparty, preamble=preamble) if sides else {}
+        terms = in_contract_terms(suggestion, parties)
+    words = _in_clause(
+        passage, text, terms.text, match if source == RedlineSource.PLAYBOOK else None
+    )
+    return Proposal(category, rule_id, words, source, terms.swapped, terms.kept)
+
+
+def _in_clause(passage: Passage, text: str, suggestion: str, match: tuple[int, int] | None) -> str:
+    """The clause with `suggestion` in place of the matched sentence (no match: of all its
+    words), behind the clause's number and heading."""
     lead = clause_lead(passage, text)
-    if source == RedlineSource.PLAYBOOK and match is not None:
+    if match is not None:
         # a match inside the heading ("Assignment") stands for the clause's first sentence
         first = max(match[0] - passage.start, len(lead))
         start, end = sentence_around(text, first, max(match[1] - passage.start, first))
         start = max(start, len(lead))
         if start > len(lead) or end < len(text.rstrip()):
-            return Proposal(category, rule_id, text[:start] + suggestion + text[end:], source)
-    return Proposal(category, rule_id, lead + suggestion, source)
+            return text[:start] + suggestion + text[end:]
+    return lead + suggestion
 
 
-_SENTENCE_END = re.compile(r"[.;!?。；！？](?=\s|$)|\n")
+# Chinese marks end a sentence with no space after them (限制。合同期内，...).
+_SENTENCE_END = re.compile(r"[.;!?](?=\s|$)|[。；！？]|\n")
 
 
 def sentence_around(text: str, start: int, end: int) -> tuple[int, int]:

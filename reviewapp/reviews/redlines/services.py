@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from reviewapp.audit.models import AuditAction
 from reviewapp.audit.recorders import audit_redline_event
 from reviewapp.contracts.models import Passage
+from reviewapp.reviews.acting_for.selectors import acting_sides
 from reviewapp.reviews.models import Review, RuleFiring, Verification
 from reviewapp.reviews.redlines.models import Redline, RedlineSource, RedlineStatus
 from reviewapp.reviews.redlines.proposals import issue_categories, proposal_for
@@ -133,6 +134,8 @@ def redline_proposal(*, review: Review, passage: Passage, category: str) -> Any:
         rule_id=rule_id,
         verification=Verification.objects.filter(passage=passage).first(),
         match=match,
+        sides=acting_sides(review.contract),
+        preamble=review.contract.text,
     )
 
 
