@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from django.core.management import call_command
 
+from reviewapp.rules.checks import check_for
 from reviewapp.rules.services import DEFAULTS_DIR
+from reviewapp.text.check import shipped_check_path
 from reviewapp.text.check.features import text_words
 from reviewapp.text.check.model import load_check
 from reviewapp.text.check.training import examples_from_documents
@@ -68,3 +71,25 @@ def test_train_check_on_a_chinese_folder_writes_a_check_with_boilerplate_figures
     assert model.meta["playbook"] == "commercial-zh" and model.meta["documents"] == 9
     assert LD in model.thresholds
     assert any(model.coef[model.idf > 0])  # the character grams weigh
+
+
+def test_the_shipped_chinese_check_loads_without_pickle_and_records_held_out_figures():
+    path = shipped_check_path("zh")
+    with np.load(path, allow_pickle=False) as arrays:
+        header = json.loads(arrays["header"].tobytes())
+    assert header["format"] == "clausewise.check/1"
+    meta = load_check(path).meta
+    assert meta["playbook"] == "commercial-zh" and meta["documents"] == 32
+    first, checked = meta["cross_validated"]["first_stage"], meta["cross_validated"]["checked"]
+    assert checked["recall"] >= first["recall"] - 0.06
+    assert checked["category_precision"] > 1.5 * first["category_precision"]
+    assert checked["categories_per_item"] < first["categories_per_item"] / 1.5
+    assert checked["boilerplate"] == 173
+    assert checked["boilerplate_reached"] <= first["boilerplate_reached"]
+
+
+def test_a_chinese_review_loads_the_chinese_check():
+    assert load_playbook(DEFAULTS_DIR / "commercial-zh.yaml").check.enabled
+    check, label = check_for(language="zh")
+    assert check is not None and label.startswith("check-zh@")
+    assert check_for(language="en")[1].startswith("check-en@")
