@@ -10,45 +10,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from reviewapp.rules.services import DEFAULTS_DIR
-from reviewapp.text.evaluation import BOILERPLATE, evaluate, load_documents
+from reviewapp.text.evaluation import evaluate, load_documents
 from reviewapp.text.router import shipped_router_path
 from reviewapp.text.router.features import passage_view, readable, tokens
 from reviewapp.text.router.model import load_router
-
-LD = "Liquidated Damages"
-AUDIT = "Audit Rights"
-LD_CLAUSES = [
-    "乙方逾期交货的，每逾期一日应按合同总价的千分之三向甲方支付违约金。",
-    "卖方未能按期交货的，应按迟交货物价款的百分之一交付罚金。",
-    "一方违约的，应向守约方支付合同总额百分之十的违约金。",
-]
-AUDIT_CLAUSES = [
-    "甲方有权在正常工作时间内查阅乙方与本合同有关的账簿和记录。",
-    "许可方有权委托会计师事务所对被许可方的销售账目进行审计。",
-]
-FILLER = [
-    "本合同一式两份，双方各执一份，具有同等法律效力。",
-    "双方的通知地址以本合同首页所载为准。",
-    "本合同自双方签字盖章之日起生效。",
-]
-
-
-def _write_zh_folder(folder, documents: int = 10):
-    """``documents`` small contracts in the quoted layout: NAME.txt beside NAME.labels.json."""
-    folder.mkdir()
-    for n in range(documents):
-        ld, audit, filler = LD_CLAUSES[n % 3], AUDIT_CLAUSES[n % 2], FILLER[n % 3]
-        text = f"第一条 违约责任\n{ld}\n\n第二条 审计\n{audit}\n\n第三条 其他\n{filler}\n"
-        labels = [
-            {"article": "第一条 违约责任", "quote": ld[:12], "category": LD},
-            {"article": "第二条 审计", "quote": audit[:12], "category": AUDIT},
-            {"article": "第三条 其他", "quote": filler[:10], "category": BOILERPLATE},
-        ]
-        (folder / f"c{n:02d}_sale.txt").write_text(text, encoding="utf-8")
-        (folder / f"c{n:02d}_sale.labels.json").write_text(
-            json.dumps(labels, ensure_ascii=False), encoding="utf-8"
-        )
-    return folder
+from tests.rules.zh_corpus import AUDIT, LD, LD_CLAUSES, write_zh_folder
 
 
 def test_chinese_text_is_read_as_character_grams_and_english_as_before():
@@ -62,7 +28,7 @@ def test_chinese_text_is_read_as_character_grams_and_english_as_before():
 
 
 def test_a_folder_of_quoted_labels_loads_as_spans_with_boilerplate_apart(tmp_path):
-    folder = _write_zh_folder(tmp_path / "zh", documents=3)
+    folder = write_zh_folder(tmp_path / "zh", documents=3)
     documents, categories = load_documents(folder)
     assert [d.id for d in documents] == ["c00_sale", "c01_sale", "c02_sale"]
     assert categories == [AUDIT, LD]
@@ -75,7 +41,7 @@ def test_a_folder_of_quoted_labels_loads_as_spans_with_boilerplate_apart(tmp_pat
 
 
 def test_a_quote_missing_from_its_text_is_refused_with_the_file_named(tmp_path):
-    folder = _write_zh_folder(tmp_path / "zh", documents=1)
+    folder = write_zh_folder(tmp_path / "zh", documents=1)
     (folder / "c00_sale.labels.json").write_text(
         json.dumps([{"article": "", "quote": "不在文中的引文", "category": LD}]), encoding="utf-8"
     )
@@ -91,14 +57,14 @@ def test_a_quote_missing_from_its_text_is_refused_with_the_file_named(tmp_path):
     ],
 )
 def test_evaluate_playbook_says_which_file_of_a_quoted_folder_is_unreadable(tmp_path, spoil, said):
-    folder = _write_zh_folder(tmp_path / "zh", documents=2)
+    folder = write_zh_folder(tmp_path / "zh", documents=2)
     spoil(folder)
     with pytest.raises(CommandError, match=f"cannot read the labelled documents: .*{said}"):
         call_command("evaluate_playbook", str(folder), "--playbook", "commercial-zh")
 
 
 def test_train_router_learns_chinese_clauses_from_a_quoted_folder(tmp_path, capsys):
-    folder = _write_zh_folder(tmp_path / "zh")
+    folder = write_zh_folder(tmp_path / "zh")
     out = tmp_path / "router-zh.npz"
     call_command("train_router", str(folder), "--playbook", "commercial-zh", "--out", str(out))
     assert "both" in capsys.readouterr().out

@@ -165,5 +165,15 @@ def format_lawyer_figures(report: dict[str, Any]) -> str:
             f"  {label:12} {part['recall']:7.3f} {part['items_per_contract']:15.1f} "
             f"{part['labelled_passages_per_contract']:18.1f} {part['passage_precision']:13.3f} "
             f"{part['category_precision']:14.3f} {part['categories_per_item']:16.2f}"
+            + _boilerplate(part)
         )
     return "\n".join(rows)
+
+
+def _boilerplate(part: dict[str, Any]) -> str:
+    """Where the labels mark boilerplate (the quoted layout), how much of it reaches a lawyer."""
+    if not part.get("boilerplate"):
+        return ""
+    return (
+        f"   boilerplate reaching a lawyer {part['boilerplate_reached']} of {part['boilerplate']}"
+    )

@@ -1,14 +1,14 @@
 """What the second-stage check reads of a (passage, category) the first stage named.
 
 Two blocks of hashed tokens. The *text* block is the passage's words and its heading's words
-(from the router's tokens), each crossed with the category, so one linear model learns per
-category which words make the clause. The *shape* block says how the first stage came to name
-the category, both plain and crossed with the category: which rules
-fired (by id, and by kind: a routing rule, a secondary ``only_with`` rule, the router routing or
-only attaching), the router's probability for the category in logit bins, how many categories
-the passage names, where this one ranks among them, the passage's length and position, whether
-it is a heading. The shape block is binary and not length-normalised, so a short passage and a
-long one weigh their rules alike.
+(from the router's tokens; a Chinese passage's character grams), each crossed with the category,
+so one linear model learns per category which words make the clause. The *shape* block says
+how the first stage came to name the category, both plain and crossed with the category: which
+rules fired (by id, and by kind: a routing rule, a secondary ``only_with`` rule, the router
+routing or only attaching), the router's probability for the category in logit bins, how many
+categories the passage names, where this one ranks among them, the passage's length and
+position, whether it is a heading. The shape block is binary and not length-normalised, so a
+short passage and a long one weigh their rules alike.
 """
 
 from __future__ import annotations
@@ -107,12 +107,19 @@ def text_tokens(category: str, passage_words: Sequence[str]) -> list[str]:
     return [f"{category}|{token}" for token in passage_words]
 
 
-def text_words(passage_tokens: Sequence[str]) -> list[str]:
+def text_words(passage_tokens: Sequence[str], *, language: str = "en") -> list[str]:
     """The passage's words and its heading's words, of the router's tokens. Word pairs and the
     neighbours' words are left out: by document folds they kept nothing more at equal recall
     (passage precision 0.434 with them, 0.439 without, at recall 0.80) for four times the
-    check's training time."""
-    return [t for t in passage_tokens if t.startswith("h:") or (t[:2] == "w:" and " " not in t)]
+    check's training time. Chinese has no words between spaces: for ``zh`` the passage's
+    character grams (``c:``) stand for them; other languages read only words, so a Chinese name
+    in an English contract leaves an English check's features as they were."""
+    grams = language == "zh"
+    return [
+        t
+        for t in passage_tokens
+        if t.startswith("h:") or (t[:2] == "w:" and " " not in t) or (grams and t[:2] == "c:")
+    ]
 
 
 def _kind(rule_id: str, routes: dict[str, bool]) -> str:

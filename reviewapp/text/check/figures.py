@@ -8,7 +8,8 @@ rule) does not settle it. Figures:
 - ``recall``: labelled clauses with an item overlapping them on which their category stands;
 - ``passage_precision``: items overlapping some labelled clause;
 - ``category_precision``: standing categories of items that a lawyer labelled there;
-- ``categories_per_item``, ``items_per_contract`` and ``labelled_passages_per_contract``.
+- ``categories_per_item``, ``items_per_contract`` and ``labelled_passages_per_contract``;
+- ``boilerplate_reached``: clauses labelled ``BOILERPLATE`` (none in CUAD) that overlap an item.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def measure(
 ) -> dict[str, Any]:
     chosen = list(only) if only is not None else list(range(len(examples)))
     labelled = caught = first_caught = n_items = relevant = named = named_right = 0
-    labelled_passages = 0
+    labelled_passages = boilerplate = boilerplate_reached = 0
     by_category: dict[str, list[int]] = {}
     for i in chosen:
         example = examples[i]
@@ -91,6 +92,10 @@ def measure(
             named += len(categories)
             named_right += sum(1 for c in categories if (row, c) in truth)
         labelled_passages += len(example.labelled_rows)
+        boilerplate += len(example.boilerplate)
+        boilerplate_reached += sum(
+            any(row in reached for row in rows) for rows in example.boilerplate
+        )
     documents = max(len(chosen), 1)
     return {
         "documents": len(chosen),
@@ -103,6 +108,8 @@ def measure(
         "passage_precision": relevant / n_items if n_items else None,
         "category_precision": named_right / named if named else None,
         "categories_per_item": named / n_items if n_items else None,
+        "boilerplate": boilerplate,
+        "boilerplate_reached": boilerplate_reached,
         "categories": {c: {"labelled": t[0], "reached": t[1]} for c, t in by_category.items()},
     }
 
@@ -129,6 +136,8 @@ def pooled(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "passage_precision": mean("passage_precision", "items"),
         "category_precision": mean("category_precision", "named"),
         "categories_per_item": mean("categories_per_item", "items"),
+        "boilerplate": sum(p.get("boilerplate", 0) for p in parts),
+        "boilerplate_reached": sum(p.get("boilerplate_reached", 0) for p in parts),
     }
 
 

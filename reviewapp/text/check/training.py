@@ -30,6 +30,7 @@ from reviewapp.text.engine import (
     scan,
 )
 from reviewapp.text.engine.scanner import REJECTED
+from reviewapp.text.evaluation import BOILERPLATE
 from reviewapp.text.router import training as router_training
 from reviewapp.text.router.flags import merge_hits, router_scan
 from reviewapp.text.router.model import RouterModel
@@ -66,6 +67,7 @@ class CheckExample:
     clauses: list[tuple[str, list[int]]]  # labelled clause: category, the rows it overlaps
     labelled_rows: set[int]  # rows overlapping any labelled clause
     rejected_rows: set[int]  # rows a hard rule rejected at the scan
+    boilerplate: list[list[int]] = field(default_factory=list)  # rows of each BOILERPLATE clause
     verdicts: dict[tuple[str, int], str | None] = field(default_factory=dict)
     human: set[str] = field(default_factory=set)  # routing rules with action human
     primary: set[str] = field(default_factory=set)  # rules that route by themselves
@@ -106,6 +108,7 @@ def document_candidates(
     for candidate in found:
         by_row.setdefault(candidate.row, []).append(candidate)
     total = max(len(segments) - 1, 1)
+    language = compiled.playbook.language
     text, shape = [], []
     words: dict[int, list[str]] = {}
     facts: dict[int, PassageFacts] = {}
@@ -119,7 +122,7 @@ def document_candidates(
                 is_heading=bool(getattr(segment, "is_heading", False)),
                 probabilities=_row_probabilities(columns, probabilities, row, by_row[row]),
             )
-            words[row] = text_words(tokens[row])
+            words[row] = text_words(tokens[row], language=language)
         text.append(text_tokens(candidate.category, words[row]))
         shape.append(shape_tokens(candidate, facts[row], by_row[row], routes))
     return found, text, shape
@@ -229,6 +232,7 @@ def _example(compiled, doc, categories, segments, hits, tokens, columns, scores)
     found, text, shape = document_candidates(compiled, segments, hits, tokens, columns, scores)
     wanted = set(categories)
     labels, clauses = router_training.passage_labels(doc.labels, segments, wanted)
+    _, boilerplate = router_training.passage_labels(doc.labels, segments, {BOILERPLATE})
     states = passage_states(segments, hits)
     row_of = {s.index: n for n, s in enumerate(segments)}
     example = CheckExample(
@@ -242,6 +246,7 @@ def _example(compiled, doc, categories, segments, hits, tokens, columns, scores)
         clauses=clauses,
         labelled_rows={i for i, found_here in enumerate(labels) if found_here},
         rejected_rows={i for i, state in enumerate(states) if state == REJECTED},
+        boilerplate=[rows for _, rows in boilerplate],
     )
     passage_text = [getattr(s, "text", None) or doc.text[s.start : s.end] for s in segments]
     for hit in hits:
