@@ -12,7 +12,9 @@ from reviewapp.text.check import shipped_check_path
 from reviewapp.text.check.model import CheckModel, load_check
 
 _loaded: dict[str, tuple[CheckModel | None, str]] = {}
-_by_version: dict[int, tuple[CheckModel, str]] = {}  # versions never change
+# A version never changes; keyed by its row and creation time too, as a test database gives a
+# rolled-back row's id to the next one.
+_by_version: dict[tuple[int, object], tuple[CheckModel, str]] = {}
 _lock = threading.Lock()
 
 
@@ -35,18 +37,19 @@ def _organisation_check(organisation_id: int, language: str) -> tuple[CheckModel
             is_active=True,
             check_artefact__isnull=False,
         )
-        .only("pk", "organisation_id", "language", "number")
+        .only("pk", "organisation_id", "language", "number", "created_at")
         .first()
     )
     if version is None:
         return None
+    key = (version.pk, version.created_at)
     with _lock:
-        cached = _by_version.get(version.pk)
+        cached = _by_version.get(key)
     if cached is None:
         data = RouterVersion.objects.values_list("check_artefact", flat=True).get(pk=version.pk)
         cached = (load_check(bytes(data or b"")), version.check_label)
         with _lock:
-            _by_version[version.pk] = cached
+            _by_version[key] = cached
     return cached
 
 

@@ -44,7 +44,9 @@ def test_shipped_check_records_its_held_out_figures():
     meta = load_check(shipped_check_path("en")).meta
     first, checked = meta["cross_validated"]["first_stage"], meta["cross_validated"]["checked"]
     assert meta["documents"] >= 300
-    assert checked["recall"] >= first["recall"] - 0.05  # gives up at most 0.05 of the recall
+    # the floor is 0.80 on unseen contracts; by folds the shipped point keeps a margin
+    assert checked["recall"] >= 0.82 and checked["recall"] >= first["recall"] - 0.06
+    assert meta["passage_recall_kept"] < 1.0  # the passage gate is on
     assert checked["passage_precision"] > first["passage_precision"]
     assert checked["category_precision"] > 2 * first["category_precision"]
     assert checked["categories_per_item"] < first["categories_per_item"] / 2

@@ -53,6 +53,7 @@ def check_train_from_folder(
     playbook: str = "commercial-en",
     folds: int = 5,
     recall: float = training.DEFAULT_RECALL,
+    passage_recall: float = training.DEFAULT_PASSAGE_RECALL,
     log: Log = _quiet,
 ) -> tuple[CheckModel, dict[str, Any]]:
     examples = check_examples(folder, playbook, folds=folds, log=log)
@@ -62,7 +63,14 @@ def check_train_from_folder(
         "playbook": playbook,
         "created": timezone.now().isoformat(timespec="seconds"),
     }
-    return training.train(examples, folds=folds, recall=recall, meta=meta, log=log)
+    return training.train(
+        examples,
+        folds=folds,
+        recall=recall,
+        passage_recall=passage_recall,
+        meta=meta,
+        log=log,
+    )
 
 
 def check_train_organisation(
@@ -72,6 +80,7 @@ def check_train_organisation(
     playbook: str = "commercial-en",
     folds: int = 5,
     recall: float = training.DEFAULT_RECALL,
+    passage_recall: float = training.DEFAULT_PASSAGE_RECALL,
     router: RouterModel | None = None,
     log: Log = _quiet,
 ) -> tuple[CheckModel, dict[str, Any]]:
@@ -88,30 +97,33 @@ def check_train_organisation(
     decided = training.examples_from_passages(decided_passages(labels), compiled, router=router)
     examples = base + decided
     log(f"{len(base)} documents and {len(decided)} labelled passages")
-    margins = training.out_of_fold(examples, folds=folds)
-    calibration = training.calibrate(examples, margins)
-    scores = training.probabilities(margins, calibration)
-    report = training.cross_validated_report(base, scores[: len(base)], recall=recall)
-    thresholds = training.choose_thresholds(examples, scores, recall=recall)
-    rows = range(len(base), len(examples))
-    report["decisions"] = decision_check_figures(examples, scores, thresholds, rows)
+    scored = training.scored_out_of_fold(examples, folds=folds)
+    report = training.cross_validated_report(
+        base,
+        scored.scores[: len(base)],
+        recall=recall,
+        blends=scored.blends[: len(base)],
+        passage_recall=passage_recall,
+    )
     meta = {
         "name": f"check-{playbook}",
         "trained_on": f"{folder.name} + {len(decided)} labelled passages",
         "playbook": playbook,
         "created": timezone.now().isoformat(timespec="seconds"),
     }
-    model = training.fit(examples, meta=meta)
-    model.calibration = calibration
-    model.thresholds = thresholds
+    model = training.fitted(
+        examples, scored, recall=recall, passage_recall=passage_recall, meta=meta
+    )
+    rows = range(len(base), len(examples))
+    report["decisions"] = decision_check_figures(examples, scored, model, rows)
     model.meta.update({"documents": len(examples), "folds": folds, "cross_validated": report})
     return model, report
 
 
 def decision_check_figures(
     examples: list[training.CheckExample],
-    scores: list[Any],
-    thresholds: dict[str, float],
+    scored: training.Scored,
+    model: CheckModel,
     rows: Any,
 ) -> dict[str, Any]:
     """Out of fold, on the lawyers' labelled passages: false flags the check drops, and
@@ -119,11 +131,13 @@ def decision_check_figures(
     negatives = [0, 0]  # candidates, dropped
     positives = [0, 0]  # candidates, kept
     for i in rows:
-        example, score = examples[i], scores[i]
+        example, score, blend = examples[i], scored.scores[i], scored.blends[i]
         for k, candidate in enumerate(example.candidates):
             if not example.judged[k]:
                 continue
-            stands = candidate.hard or float(score[k]) >= thresholds.get(candidate.category, 0.0)
+            stands = candidate.hard or model.stands(
+                candidate.category, float(score[k]), float(blend[k])
+            )
             tally = positives if example.target[k] else negatives
             tally[0] += 1
             tally[1] += stands if example.target[k] else not stands
@@ -141,14 +155,24 @@ def check_cross_validated(
     playbook: str = "commercial-en",
     folds: int = 5,
     recall: float = training.DEFAULT_RECALL,
+    passage_recall: float = training.DEFAULT_PASSAGE_RECALL,
     log: Log = _quiet,
 ) -> dict[str, Any]:
     """What reaches a lawyer on contracts nobody tuned for: the first stage, then the check,
     each document scored by models trained on other folds, thresholds chosen on the other half."""
     examples = check_examples(folder, playbook, folds=folds, log=log)
-    margins = training.out_of_fold(examples, folds=folds)
-    scores = training.probabilities(margins, training.calibrate(examples, margins))
-    return training.cross_validated_report(examples, scores, recall=recall)
+    scored = training.scored_out_of_fold(examples, folds=folds)
+    report = training.cross_validated_report(
+        examples,
+        scored.scores,
+        recall=recall,
+        blends=scored.blends,
+        passage_recall=passage_recall,
+    )
+    report["without_gate"] = training.cross_validated_report(
+        examples, scored.scores, recall=recall
+    )["checked"]
+    return report
 
 
 def format_lawyer_figures(report: dict[str, Any]) -> str:
@@ -158,9 +182,11 @@ def format_lawyer_figures(report: dict[str, Any]) -> str:
         f"  {'':12} {'recall':>7} {'items/contract':>15} {'labelled passages':>18} "
         f"{'passage prec':>13} {'category prec':>14} {'categories/item':>16}",
     ]
-    for name in ("first_stage", "checked"):
+    names = {"first_stage": "first stage", "without_gate": "check alone", "checked": "checked"}
+    for name, label in names.items():
+        if name not in report:
+            continue
         part = report[name]
-        label = name.replace("_", " ")
         rows.append(
             f"  {label:12} {part['recall']:7.3f} {part['items_per_contract']:15.1f} "
             f"{part['labelled_passages_per_contract']:18.1f} {part['passage_precision']:13.3f} "

@@ -23,8 +23,7 @@ from reviewapp.rules.learned.versions import (
 from reviewapp.rules.models import RouterVersion
 from reviewapp.rules.services import DEFAULTS_DIR
 from reviewapp.text.check import shipped_check_path
-from reviewapp.text.check.model import feature_matrix
-from reviewapp.text.check.training import examples_from_passages
+from reviewapp.text.check.training import examples_from_passages, scored_by
 from reviewapp.text.engine import compile_playbook, load_playbook
 from reviewapp.text.router import shipped_router_path
 from reviewapp.text.router.model import RouterModel, load_router
@@ -111,9 +110,6 @@ def _active_check_figures(
         load_router(shipped_router_path(language)) if compiled.playbook.router.enabled else None
     )
     examples = examples_from_passages(decided_passages(labels), compiled, router=router)
-    scores: list[Any] = [
-        check.probabilities(feature_matrix(e.text, e.shape, check.idf)) if e.candidates else []
-        for e in examples
-    ]
-    figures = decision_check_figures(examples, scores, dict(check.thresholds), range(len(examples)))
+    scored = scored_by(check, examples)
+    figures = decision_check_figures(examples, scored, check, range(len(examples)))
     return {"version": label, **figures}

@@ -16,7 +16,7 @@ from reviewapp.text.check.model import CheckModel
 from reviewapp.text.router import SHIPPED_DIR
 from reviewapp.text.router.model import RouterModel, load_router
 
-_loaded: dict[int, RouterModel] = {}
+_loaded: dict[tuple[int, str], RouterModel] = {}
 _loaded_lock = threading.Lock()
 
 
@@ -62,15 +62,17 @@ def router_version_for(*, organisation_id: int | None, language: str) -> RouterV
 
 
 def router_model(version: RouterVersion) -> RouterModel:
-    """A version's model, read once per process (versions never change)."""
+    """A version's model, read once per process (versions never change; keyed by the file's
+    digest too, as a test database gives a rolled-back row's id to the next one)."""
+    key = (version.pk, version.sha256)
     with _loaded_lock:
-        model = _loaded.get(version.pk)
+        model = _loaded.get(key)
     if model is None:
         data = RouterVersion.objects.values_list("artefact", flat=True).get(pk=version.pk)
         model = load_router(bytes(data))
         model.meta["name"] = version.label
         with _loaded_lock:
-            _loaded[version.pk] = model
+            _loaded[key] = model
     return model
 
 

@@ -11,6 +11,7 @@ from reviewapp.text.engine import CompiledPlaybook, RuleHit
 from reviewapp.text.router.flags import RouterScan
 
 from .model import CheckModel, feature_matrix
+from .passage_gate import gate_rows
 from .training import document_candidates
 
 
@@ -24,6 +25,7 @@ class Checked:
     stands: bool
     kept_because: str = ""  # "hard-rule", "human-rule", "not-tuned": kept whatever the score
     features: tuple[tuple[str, float], ...] = ()
+    blended: float | None = None  # with the passage gate's probability (passage_gate)
 
 
 def check_hits(
@@ -43,25 +45,40 @@ def check_hits(
     )
     matrix = feature_matrix(text, shape, model.idf)
     scores = model.probabilities(matrix)
+    tuned = [c.category in model.thresholds for c in found]
+    blend = model.blended(scores, gate_rows(found, text, shape, scores, tuned))
     human = {h.rule_id for h in hits if h.action == "human" and compiled.routes(h.rule_id)}
     drop_human = compiled.playbook.check.drop_human
     kept = [_kept_because(model, c, human, drop_human) for c in found]
     stands = [
-        bool(kept[k]) or float(scores[k]) >= model.threshold(c.category)
+        bool(kept[k]) or model.stands(c.category, float(scores[k]), float(blend[k]))
         for k, c in enumerate(found)
     ]
     explained = _explained(model, matrix, found, text, shape, scores, stands)
     result = {}
     for k, candidate in enumerate(found):
+        score, threshold = _deciding(model, candidate.category, scores[k], blend[k], stands[k])
         result[(segments[candidate.row].index, candidate.category)] = Checked(
             category=candidate.category,
-            score=round(float(scores[k]), 4),
-            threshold=round(model.threshold(candidate.category), 4),
+            score=round(score, 4),
+            threshold=round(threshold, 4),
             stands=stands[k],
             kept_because=kept[k],
             features=explained.get(k, ()),
+            blended=round(float(blend[k]), 4) if model.gate is not None else None,
         )
     return result
+
+
+def _deciding(
+    model: CheckModel, category: str, score: float, blend: float, stands: bool
+) -> tuple[float, float]:
+    """The score and threshold a lawyer reads for a category: the check's, or, for one the
+    check kept and the passage gate dropped, the blended score against the gate's threshold."""
+    threshold = model.threshold(category)
+    if stands or model.gate is None or float(score) < threshold:
+        return float(score), threshold
+    return float(blend), model.gate.threshold(category)
 
 
 def _kept_because(model: CheckModel, candidate: Any, human: set[str], drop_human: bool) -> str:

@@ -24,13 +24,24 @@ if TYPE_CHECKING:  # training imports these figures; the examples are only named
 
 
 def standing(
-    example: CheckExample, scores: np.ndarray | None, thresholds: dict[str, float]
+    example: CheckExample,
+    scores: np.ndarray | None,
+    thresholds: dict[str, float],
+    blends: np.ndarray | None = None,
+    passage_thresholds: dict[str, float] | None = None,
 ) -> list[bool]:
-    """Per candidate: does its category stand (hard rules always do; no scores: all stand)."""
+    """Per candidate: does its category stand (hard rules always do; no scores: all stand).
+    With ``blends`` (the passage gate's blended scores) it must pass ``passage_thresholds``
+    too."""
     if scores is None:
         return [True] * len(example.candidates)
+    gate = passage_thresholds or {}
     return [
-        c.hard or float(scores[k]) >= thresholds.get(c.category, 0.0)
+        c.hard
+        or (
+            float(scores[k]) >= thresholds.get(c.category, 0.0)
+            and (blends is None or float(blends[k]) >= gate.get(c.category, 0.0))
+        )
         for k, c in enumerate(example.candidates)
     ]
 
@@ -67,6 +78,8 @@ def measure(
     thresholds: dict[str, float],
     *,
     only: Iterable[int] | None = None,
+    blends: Sequence[np.ndarray] | None = None,
+    passage_thresholds: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     chosen = list(only) if only is not None else list(range(len(examples)))
     labelled = caught = first_caught = n_items = relevant = named = named_right = 0
@@ -74,7 +87,13 @@ def measure(
     by_category: dict[str, list[int]] = {}
     for i in chosen:
         example = examples[i]
-        stands = standing(example, scores[i] if scores is not None else None, thresholds)
+        stands = standing(
+            example,
+            scores[i] if scores is not None else None,
+            thresholds,
+            blends[i] if blends is not None else None,
+            passage_thresholds,
+        )
         reached = items(example, stands)
         named_anywhere = {(c.row, c.category) for c in example.candidates}
         truth = {(row, category) for category, rows in example.clauses for row in rows}

@@ -23,6 +23,9 @@ from scipy import sparse
 
 from reviewapp.text.router.model import weigh
 
+from .passage_gate import GateRows, PassageGate, blended
+from .passage_gate import header as passage_gate_header
+
 FORMAT = "clausewise.check/1"
 N_FEATURES = 2**21
 EXPLAIN_FEATURES = 4
@@ -74,6 +77,20 @@ class CheckModel:
     calibration: tuple[float, float]  # probability = sigmoid(a * margin + b)
     thresholds: dict[str, float]  # calibrated probability at or above which a category stands
     meta: dict[str, Any] = field(default_factory=dict)
+    gate: PassageGate | None = None  # None: a check file from before the gate
+
+    def blended(self, scores: np.ndarray, rows: GateRows) -> np.ndarray:
+        """Per candidate, its check score blended with its passage's gate probability (the
+        check score itself without a gate)."""
+        if self.gate is None or not rows.rows:
+            return np.asarray(scores, dtype=float)
+        passage = self.gate.probabilities(feature_matrix(rows.text, rows.shape, self.gate.idf))
+        return np.asarray(blended(self.gate, scores, rows, passage))
+
+    def stands(self, category: str, score: float, blend: float) -> bool:
+        if score < self.threshold(category):
+            return False
+        return self.gate is None or blend >= self.gate.threshold(category)
 
     def margins(self, matrix: sparse.csr_matrix) -> np.ndarray:
         return np.asarray(matrix @ self.coef).ravel() + self.intercept
@@ -126,23 +143,38 @@ class CheckModel:
         Path(path).write_bytes(self.to_bytes())
 
     def to_bytes(self) -> bytes:
-        used = np.flatnonzero((self.coef != 0) | (self.idf != 0))
-        header = {
+        header: dict[str, Any] = {
             "format": FORMAT,
             "intercept": self.intercept,
             "calibration": list(self.calibration),
             "thresholds": self.thresholds,
             "meta": self.meta,
         }
+        arrays = _packed("", self.idf, self.coef)
+        if self.gate is not None:
+            header["gate"] = passage_gate_header(self.gate)
+            arrays |= _packed("gate_", self.gate.idf, self.gate.coef)
         buffer = io.BytesIO()
-        np.savez_compressed(
-            buffer,
-            header=np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8),
-            index=used.astype(np.int32),
-            idf=self.idf[used].astype(np.float16),
-            coef=self.coef[used].astype(np.float16),
-        )
+        arrays["header"] = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+        np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
         return buffer.getvalue()
+
+
+def _packed(prefix: str, idf: np.ndarray, coef: np.ndarray) -> dict[str, np.ndarray]:
+    used = np.flatnonzero((coef != 0) | (idf != 0))
+    return {
+        f"{prefix}index": used.astype(np.int32),
+        f"{prefix}idf": idf[used].astype(np.float16),
+        f"{prefix}coef": coef[used].astype(np.float16),
+    }
+
+
+def _unpacked(arrays: Any, prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    idf = np.zeros(N_FEATURES, dtype=np.float32)
+    coef = np.zeros(N_FEATURES, dtype=np.float32)
+    idf[arrays[f"{prefix}index"]] = arrays[f"{prefix}idf"].astype(np.float32)
+    coef[arrays[f"{prefix}index"]] = arrays[f"{prefix}coef"].astype(np.float32)
+    return idf, coef
 
 
 class CheckFileInvalid(ValueError):
@@ -157,10 +189,8 @@ def load_check(source: str | Path | bytes) -> CheckModel:
             header = json.loads(arrays["header"].tobytes().decode("utf-8"))
             if header.get("format") != FORMAT:
                 raise CheckFileInvalid(f"not a second-stage check ({header.get('format')!r})")
-            idf = np.zeros(N_FEATURES, dtype=np.float32)
-            coef = np.zeros(N_FEATURES, dtype=np.float32)
-            idf[arrays["index"]] = arrays["idf"].astype(np.float32)
-            coef[arrays["index"]] = arrays["coef"].astype(np.float32)
+            idf, coef = _unpacked(arrays, "")
+            gate = _gate(header.get("gate"), arrays)
     except CheckFileInvalid:
         raise
     except (OSError, KeyError, ValueError) as error:
@@ -168,7 +198,15 @@ def load_check(source: str | Path | bytes) -> CheckModel:
     a, b = (float(v) for v in header["calibration"])
     thresholds = {k: float(v) for k, v in header["thresholds"].items()}
     meta = dict(header.get("meta") or {})
-    return CheckModel(idf, coef, float(header["intercept"]), (a, b), thresholds, meta)
+    return CheckModel(idf, coef, float(header["intercept"]), (a, b), thresholds, meta, gate)
+
+
+def _gate(header: dict[str, Any] | None, arrays: Any) -> PassageGate | None:
+    if header is None:
+        return None
+    idf, coef = _unpacked(arrays, "gate_")
+    thresholds = {k: float(v) for k, v in header["thresholds"].items()}
+    return PassageGate(idf, coef, float(header["intercept"]), float(header["blend"]), thresholds)
 
 
 def _column(value: int) -> int:

@@ -14,6 +14,7 @@ documents and scores the other, both ways.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,10 +46,14 @@ from .features import (
 )
 from .figures import measure, pooled
 from .model import N_FEATURES, CheckModel, feature_matrix, hasher
+from .passage_gate import PassageGate, blended, gate_rows
 
 C_REGULARISATION = 1.0
 MIN_CANDIDATES = 3  # a text feature seen in fewer training candidates is dropped
 DEFAULT_RECALL = 0.95  # of each category's clauses that the first stage caught
+# ... and, of those, what the blend with the passage gate keeps (both thresholds must pass)
+DEFAULT_PASSAGE_RECALL = 0.97
+GATE_C = 1.0
 CATEGORY_FLOOR = 0.8  # of each category's own caught clauses, whatever the level
 MIN_POSITIVES = 20  # fewer caught clauses: too few to set a category's own floor
 
@@ -274,10 +279,7 @@ def fit(examples: Sequence[CheckExample], *, meta: dict[str, Any] | None = None)
     shape = [t for e in examples for t, keep in zip(e.shape, e.judged, strict=True) if keep]
     target = np.concatenate([e.target[e.judged] for e in examples])
     weights = np.concatenate([np.full(int(e.judged.sum()), e.weight) for e in examples])
-    counts = hasher().transform(text)
-    seen = np.asarray((counts > 0).sum(axis=0)).ravel()
-    idf = (np.log((1 + len(text)) / (1 + seen)) + 1).astype(np.float32)
-    idf[seen < MIN_CANDIDATES] = 0.0
+    idf = _idf(text)
     matrix = feature_matrix(text, shape, idf)
     used = np.unique(matrix.indices)
     model = LogisticRegression(
@@ -288,6 +290,106 @@ def fit(examples: Sequence[CheckExample], *, meta: dict[str, Any] | None = None)
     coef[used] = model.coef_.ravel()
     info = {"candidates": int(len(target)), "positives": int(target.sum()), **(meta or {})}
     return CheckModel(idf, coef, float(model.intercept_[0]), (1.0, 0.0), {}, info)
+
+
+def _idf(text: Sequence[list[str]]) -> np.ndarray:
+    counts = hasher().transform(list(text))
+    seen = np.asarray((counts > 0).sum(axis=0)).ravel()
+    idf = (np.log((1 + len(text)) / (1 + seen)) + 1).astype(np.float32)
+    idf[seen < MIN_CANDIDATES] = 0.0
+    return idf
+
+
+def fit_gate(
+    examples: Sequence[CheckExample],
+    scores: Sequence[np.ndarray],
+    only: Iterable[int] | None = None,
+) -> PassageGate:
+    """The passage gate (``passage_gate``) trained on the passages of ``examples``' candidates,
+    ``scores`` being the check's out-of-fold scores (what an unseen contract gets); a passage
+    is a positive when it overlaps a lawyer's clause. Thresholds are left to the caller."""
+    # scikit-learn only to train (seconds to import; a review never trains)
+    from sklearn.linear_model import LogisticRegression
+
+    text: list[list[str]] = []
+    shape: list[list[str]] = []
+    target: list[bool] = []
+    weights: list[float] = []
+    for i in only if only is not None else range(len(examples)):
+        example = examples[i]
+        if not example.judged.any():
+            continue
+        rows = gate_rows(example.candidates, example.text, example.shape, scores[i], example.judged)
+        text += rows.text
+        shape += rows.shape
+        target += [row in example.labelled_rows for row in rows.rows]
+        weights += [example.weight] * len(rows.rows)
+    idf = _idf(text)
+    if len(set(target)) < 2:  # a tiny training set: the gate says what it saw, for every row
+        share = min(max(float(np.mean(target)) if target else 0.5, 0.01), 0.99)
+        return PassageGate(idf, np.zeros(N_FEATURES, np.float32), math.log(share / (1 - share)))
+    matrix = feature_matrix(text, shape, idf)
+    used = np.unique(matrix.indices)
+    model = LogisticRegression(C=GATE_C, solver="liblinear", max_iter=3000)
+    model.fit(matrix[:, used], np.array(target, dtype=bool), sample_weight=np.array(weights))
+    coef = np.zeros(N_FEATURES, dtype=np.float32)
+    coef[used] = model.coef_.ravel()
+    return PassageGate(idf, coef, float(model.intercept_[0]))
+
+
+def gate_blends(gate: PassageGate, example: CheckExample, scores: np.ndarray) -> np.ndarray:
+    """The example's candidates' check ``scores`` blended with ``gate``'s passages."""
+    if not example.candidates:
+        return np.asarray(scores, dtype=float)
+    rows = gate_rows(example.candidates, example.text, example.shape, scores, example.judged)
+    if not rows.rows:
+        return np.asarray(scores, dtype=float)
+    passage = gate.probabilities(feature_matrix(rows.text, rows.shape, gate.idf))
+    return np.asarray(blended(gate, scores, rows, passage))
+
+
+def gate_out_of_fold(
+    examples: Sequence[CheckExample], scores: Sequence[np.ndarray], *, folds: int = 5
+) -> list[np.ndarray]:
+    """Blended scores of each example from a gate trained on the other folds."""
+    blends: list[np.ndarray] = [np.asarray(s, dtype=float) for s in scores]
+    for fold in range(folds):
+        gate = fit_gate(examples, scores, [i for i in range(len(examples)) if i % folds != fold])
+        for i in range(fold, len(examples), folds):
+            blends[i] = gate_blends(gate, examples[i], scores[i])
+    return blends
+
+
+@dataclass
+class Scored:
+    """Every example's candidates scored out of fold: the check's calibrated probability and
+    its blend with the passage gate."""
+
+    calibration: tuple[float, float]
+    scores: list[np.ndarray]
+    blends: list[np.ndarray]
+
+
+def scored_out_of_fold(examples: Sequence[CheckExample], *, folds: int = 5) -> Scored:
+    margins = out_of_fold(examples, folds=folds)
+    calibration = calibrate(examples, margins)
+    scores = probabilities(margins, calibration)
+    return Scored(calibration, scores, gate_out_of_fold(examples, scores, folds=folds))
+
+
+def scored_by(model: CheckModel, examples: Sequence[CheckExample]) -> Scored:
+    """Every example's candidates scored by a trained check (and its gate, if it has one)."""
+    scores = [
+        model.probabilities(feature_matrix(e.text, e.shape, model.idf))
+        if e.candidates
+        else np.zeros(0)
+        for e in examples
+    ]
+    blends = [
+        gate_blends(model.gate, e, s) if model.gate is not None else np.asarray(s, dtype=float)
+        for e, s in zip(examples, scores, strict=True)
+    ]
+    return Scored(model.calibration, scores, blends)
 
 
 def out_of_fold(examples: Sequence[CheckExample], *, folds: int = 5) -> list[np.ndarray]:
@@ -301,6 +403,24 @@ def out_of_fold(examples: Sequence[CheckExample], *, folds: int = 5) -> list[np.
             if example.candidates:
                 margins[i] = model.margins(feature_matrix(example.text, example.shape, model.idf))
     return margins
+
+
+def fitted(
+    examples: Sequence[CheckExample],
+    scored: Scored,
+    *,
+    recall: float,
+    passage_recall: float,
+    meta: dict[str, Any] | None = None,
+) -> CheckModel:
+    """The check and its passage gate fitted on every example, with the calibration and the
+    thresholds of their out-of-fold scores."""
+    model = fit(examples, meta=meta)
+    model.calibration = scored.calibration
+    model.thresholds = choose_thresholds(examples, scored.scores, recall=recall)
+    model.gate = fit_gate(examples, scored.scores)
+    model.gate.thresholds = choose_thresholds(examples, scored.blends, recall=passage_recall)
+    return model
 
 
 def calibrate(examples: Sequence[CheckExample], margins: Sequence[np.ndarray]) -> tuple:
@@ -379,15 +499,32 @@ def cross_validated_report(
     *,
     recall: float = DEFAULT_RECALL,
     seed: int = 0,
+    blends: Sequence[np.ndarray] | None = None,
+    passage_recall: float = DEFAULT_PASSAGE_RECALL,
 ) -> dict[str, Any]:
-    """Unseen-contract estimate: out-of-fold scores, thresholds chosen on the other half."""
+    """Unseen-contract estimate: out-of-fold scores, thresholds chosen on the other half.
+    With ``blends`` (the passage gate's, out of fold) both thresholds must pass."""
     order = np.random.RandomState(seed).permutation(len(examples))
     halves = [sorted(order[: len(order) // 2]), sorted(order[len(order) // 2 :])]
     first, checked = [], []
     for fit_on, score_on in (halves, halves[::-1]):
         thresholds = choose_thresholds(examples, scores, recall=recall, only=fit_on)
+        gate = (
+            choose_thresholds(examples, blends, recall=passage_recall, only=fit_on)
+            if blends is not None
+            else None
+        )
         first.append(measure(examples, None, {}, only=score_on))
-        checked.append(measure(examples, scores, thresholds, only=score_on))
+        checked.append(
+            measure(
+                examples,
+                scores,
+                thresholds,
+                only=score_on,
+                blends=blends,
+                passage_thresholds=gate,
+            )
+        )
     return {"first_stage": pooled(first), "checked": pooled(checked)}
 
 
@@ -396,24 +533,28 @@ def train(
     *,
     folds: int = 5,
     recall: float = DEFAULT_RECALL,
+    passage_recall: float = DEFAULT_PASSAGE_RECALL,
     meta: dict[str, Any] | None = None,
     log: Callable[[str], None] = lambda line: None,
 ) -> tuple[CheckModel, dict[str, Any]]:
     """Score by folds, calibrate, estimate by halves, choose thresholds, fit on everything."""
     started = time.perf_counter()
-    margins = out_of_fold(examples, folds=folds)
-    calibration = calibrate(examples, margins)
-    scores = probabilities(margins, calibration)
+    scored = scored_out_of_fold(examples, folds=folds)
     log(f"out-of-fold scores in {time.perf_counter() - started:.0f} s")
-    report = cross_validated_report(examples, scores, recall=recall)
-    model = fit(examples, meta=meta)
-    model.calibration = calibration
-    model.thresholds = choose_thresholds(examples, scores, recall=recall)
+    report = cross_validated_report(
+        examples,
+        scored.scores,
+        recall=recall,
+        blends=scored.blends,
+        passage_recall=passage_recall,
+    )
+    model = fitted(examples, scored, recall=recall, passage_recall=passage_recall, meta=meta)
     model.meta.update(
         {
             "documents": len(examples),
             "folds": folds,
             "recall_kept": recall,
+            "passage_recall_kept": passage_recall,
             "cross_validated": report,
         }
     )

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.rules.learned.check_training import check_train_from_folder, format_lawyer_figures
 from reviewapp.rules.learned.router_training import RouterTrainingError
-from reviewapp.text.check.training import DEFAULT_RECALL
+from reviewapp.text.check.training import DEFAULT_PASSAGE_RECALL, DEFAULT_RECALL
 from reviewapp.text.evaluation import is_labelled_folder
 
 
@@ -16,8 +16,9 @@ class Command(BaseCommand):
     help = (
         "Train the second-stage check from a labelled folder (labels.jsonl in the CUAD format): "
         "router scores and the check's own by document folds, calibrated, thresholds chosen to "
-        "keep --recall of the clauses the first stage caught. Prints what reaches a lawyer, "
-        "first stage and checked, on held-out documents."
+        "keep --recall of the clauses the first stage caught, and the passage gate's to keep "
+        "--passage-recall of those. Prints what reaches a lawyer, first stage, check alone and "
+        "checked, on held-out documents."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -26,6 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--playbook", default="commercial-en", help="shipped playbook name")
         parser.add_argument("--folds", type=int, default=5)
         parser.add_argument("--recall", type=float, default=DEFAULT_RECALL)
+        parser.add_argument("--passage-recall", type=float, default=DEFAULT_PASSAGE_RECALL)
         parser.add_argument("--format", choices=["json", "table"], default="table")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -34,14 +36,16 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{folder} has no labels.jsonl and no *.labels.json (see README: train_check)."
             )
-        if not 0 < options["recall"] <= 1:
-            raise CommandError("--recall must be in (0, 1].")
+        for name in ("recall", "passage_recall"):
+            if not 0 < options[name] <= 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be in (0, 1].")
         try:
             model, report = check_train_from_folder(
                 folder=folder,
                 playbook=options["playbook"],
                 folds=options["folds"],
                 recall=options["recall"],
+                passage_recall=options["passage_recall"],
                 log=lambda line: self.stderr.write(line),
             )
         except RouterTrainingError as error:
