@@ -19,7 +19,9 @@ class ContractReviewSerializer(serializers.Serializer):
 
 class ContractSerializer(serializers.ModelSerializer):
     error = serializers.SerializerMethodField()
-    passage_count = serializers.IntegerField(read_only=True, default=None)
+    passage_count = serializers.IntegerField(
+        read_only=True, default=None, allow_null=True, help_text="none until it is read"
+    )
     url = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
     review = serializers.SerializerMethodField()
