@@ -1,7 +1,8 @@
 """The main pages pass axe-core's WCAG 2.1 A and AA rules, in English and in Chinese: sign-in,
-matter, review (a PDF, with flagged passages and the draft), queue (an open and a claimed item)
-and the portfolio grid, each with real content made by a Celery worker. On each, every control
-the Tab key reaches shows a focus ring.
+matter, review (a PDF, with flagged passages and the draft), queue (an open and a claimed item),
+the portfolio grid, and the admin's reports and audit log (signed in with a second factor), each
+with real content made by a Celery worker. On each, every control the Tab key reaches shows a
+focus ring.
 
 axe-core itself comes bundled in the axe-playwright-python package (Deque's axe.min.js,
 MPL-2.0); nothing is fetched at test time.
@@ -26,6 +27,7 @@ from tests.factories import STRICT, active_playbook
 from tests.processes import celery_worker, wait_until, web_server
 from tests.stack.faults import upload, wait_for_all_finished
 from tests.text.hostile_files import make_text_pdf
+from tests.two_factor import enrolled_device
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -115,6 +117,7 @@ def test_main_pages_pass_wcag_21_aa_in_english_and_chinese(browser, tmp_path):
     active_playbook(organisation=matter.organisation, source=STRICT)
     reviewer = matter.memberships.get(user__username="reviewer").user
     lawyer = matter.memberships.get(user__username="lawyer").user
+    enrolled_device(matter.memberships.get(user__username="admin").user)  # sign-in asks its code
     axe = Axe()
     with celery_worker(tmp_path / "worker.log"), web_server(tmp_path / "web.log") as url:
         pdf = make_text_pdf(tmp_path, PAGES, name="msa.pdf").read_bytes()
@@ -138,7 +141,7 @@ def test_main_pages_pass_wcag_21_aa_in_english_and_chinese(browser, tmp_path):
             report[f"{language} sign-in focus"] = unringed_by_keyboard(signed_out)
 
             pages = {}
-            for name in ("reviewer", "lawyer"):
+            for name in ("reviewer", "lawyer", "admin"):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 pages[name] = context.new_page()
                 sign_in(pages[name], url, name, passwords[name])
@@ -148,6 +151,8 @@ def test_main_pages_pass_wcag_21_aa_in_english_and_chinese(browser, tmp_path):
                 "review": (pages["reviewer"], f"/contracts/{contract.pk}/", ".pdf-page canvas"),
                 "queue": (pages["lawyer"], "/queue/", "[data-action=accept]"),
                 "grid": (pages["reviewer"], f"/matters/{matter.pk}/grid/", "#grid tbody td"),
+                "reports": (pages["admin"], "/reports/", "#rule-table tbody tr"),
+                "audit log": (pages["admin"], "/audit/", "#audit-events tbody tr"),
             }
             for what, (page, path, content) in visits.items():
                 settle(page, f"{url}{path}")
