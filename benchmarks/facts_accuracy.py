@@ -79,13 +79,19 @@ class Tally:
     empty: int = 0
     unstated: int = 0  # contracts whose answer is empty (no renewal, no party named) ...
     given: int = 0  # ... for which we give a value all the same
+    # shown as unsure (a close competing value, ``competing.py``), of the right and wrong ones;
+    # and how often the competing value is the answer
+    unsure: dict[str, int] = field(default_factory=lambda: {"right": 0, "wrong": 0})
+    candidate_right: int = 0
     misses: list[str] = field(default_factory=list)
 
-    def add(self, verdict: str, note: str) -> None:
+    def add(self, verdict: str, note: str, unsure: bool = False) -> None:
         self.stated += 1
         setattr(self, verdict, getattr(self, verdict) + 1)
-        if verdict != "right":
-            self.misses.append(f"{verdict}: {note}")
+        if unsure and verdict in self.unsure:
+            self.unsure[verdict] += 1
+        if verdict != "right" or unsure:
+            self.misses.append(f"{verdict}{', unsure' if unsure else ''}: {note}")
 
     @property
     def share(self) -> float:
@@ -376,9 +382,15 @@ def score(
                 continue
             shown = str(found.display) if found else ""
             note = f"#{read.index} answer {row['answers'][fact]!r} ours {value!r} {shown[:80]!r}"
+            candidate = (found.extra.get("candidate") or {}) if found else {}
+            unsure = bool(found and found.extra.get("unsure"))
+            if unsure:
+                note += f" unsure, also {candidate.get('value')!r}"
+            candidate_right = judge(fact, row["answers"][fact], candidate.get("value")) == "right"
             for half in HALVES:
                 if in_half(index, half):
-                    tallies[half][fact].add(verdict, note)
+                    tallies[half][fact].add(verdict, note, unsure)
+                    tallies[half][fact].candidate_right += unsure and candidate_right
     return tallies
 
 
@@ -398,6 +410,12 @@ def report(source: str, half: str, tallies: dict[str, Tally], show: str | None) 
             f"{fact[:18]:<18}{tally.stated:>7}{tally.right:>7}{tally.share:>7.3f}{tally.wrong:>7}"
             f"{tally.empty:>7}{f'{tally.given}/{tally.unstated}':>7}  {verdict}"
         )
+        if any(tally.unsure.values()):
+            print(
+                f"{'':<18}unsure: {tally.unsure['wrong']} of {tally.wrong} wrong, "
+                f"{tally.unsure['right']} of {tally.right} right; the competing value is the "
+                f"answer for {tally.candidate_right}"
+            )
         if show and show.lower() in fact.lower():
             for miss in tally.misses:
                 print("   ", miss)

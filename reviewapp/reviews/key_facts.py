@@ -21,6 +21,8 @@ from datetime import date
 from typing import Any
 
 from django.utils import formats
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
 from reviewapp.rules.display_labels import category_label
@@ -74,10 +76,11 @@ CHECKED_WHERE_READ = (AGREEMENT_DATE, EFFECTIVE_DATE)
 def fact_shown(fact: Fact, *, as_value: bool = False) -> str:
     """What a reader sees of a fact: the contract's own words, except where the words are ours
     (a date counted from the term, "about" it when the term runs from an event the contract does
-    not date, "perpetual", "unsure" after a learned guess, an effective date the contract does
-    not state on its own), said in the reader's language. ``as_value`` shows every date as its
-    value in the reader's format ("Nov. 3, 2005" for "3rd day of November, 2005", "2020" for
-    "[ ], 2020"), as a column of many contracts' dates must read; the qualifiers stay."""
+    not date, "perpetual", "unsure" after a learned guess or beside a close competing value, an
+    effective date the contract does not state on its own), said in the reader's language.
+    ``as_value`` shows every date as its value in the reader's format ("Nov. 3, 2005" for "3rd
+    day of November, 2005", "2020" for "[ ], 2020"), as a column of many contracts' dates must
+    read; the qualifiers stay."""
     shown = fact.display
     value = fact.value if isinstance(fact.value, str) else ""
     computed = bool(fact.extra.get("computed") and as_date(value))
@@ -95,12 +98,49 @@ def fact_shown(fact: Fact, *, as_value: bool = False) -> str:
         shown = derived % {"value": shown}
     if fact.extra.get("guessed"):
         return gettext("%(value)s (unsure)") % {"value": shown}  # the learned guess's
+    candidate = candidate_shown(fact, as_value=as_value)
+    if candidate:  # a close competing value (reviewapp.text.facts.competing), named
+        return gettext("%(value)s (unsure: also %(candidate)s)") % {
+            "value": shown,
+            "candidate": candidate,
+        }
     if _far_from_opening(fact) and not derived and not computed:
         return gettext("%(value)s (check: read from passage #%(index)s)") % {
             "value": shown,
             "index": fact.passage_index,
         }
     return shown
+
+
+def candidate_shown(fact: Fact, *, as_value: bool = False) -> str:
+    """The competing value of an unsure fact and where it was read ("February 4, 2005, passage
+    #3"); empty for a fact without one."""
+    candidate = fact.extra.get("candidate")
+    if not fact.extra.get("unsure") or not isinstance(candidate, dict):
+        return ""
+    value = candidate.get("value")
+    words = str(candidate.get("display") or value or "")
+    if as_value and isinstance(value, str):
+        words = date_value_shown(value) or words
+    index = candidate.get("passage_index")
+    if not isinstance(index, int):
+        return words
+    return gettext("%(date)s, passage #%(index)s") % {"date": words, "index": index}
+
+
+def fact_html(fact: Fact) -> SafeString:
+    """``fact_shown`` for the review page: an unsure fact's competing value links to its
+    passage."""
+    shown = fact_shown(fact)
+    candidate = candidate_shown(fact)
+    index = (fact.extra.get("candidate") or {}).get("passage_index")
+    if not candidate or not isinstance(index, int) or candidate not in shown:
+        return conditional_escape(shown)
+    before, after = shown.rsplit(candidate, 1)
+    return format_html(
+        '{}<a class="fact-candidate" href="?passage={}#passage-{}">{}</a>{}',
+        before, index, index, candidate, after,
+    )  # fmt: skip
 
 
 def _far_from_opening(fact: Fact) -> bool:
@@ -150,6 +190,11 @@ def fact_name_labels() -> dict[str, str]:
 def fact_shown_raw(name: str, raw: Any) -> str:
     """``fact_shown`` of a fact as a draft stores it (a dict, or an older draft's text)."""
     return fact_shown(_fact(name, raw))
+
+
+def fact_html_raw(name: str, raw: Any) -> SafeString:
+    """``fact_html`` of a fact as a draft stores it."""
+    return fact_html(_fact(name, raw))
 
 
 def facts_of(review: Review) -> dict[str, Fact]:

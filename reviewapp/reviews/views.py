@@ -224,6 +224,8 @@ def _labels() -> dict[str, object]:
         "perpetual": gettext("Perpetual"),
         "aboutDate": gettext("about %(date)s"),
         "unsure": gettext("%(value)s (unsure)"),
+        "unsureAlso": gettext("%(value)s (unsure: also %(candidate)s)"),
+        "candidateAt": gettext("%(date)s, passage #%(index)s"),
         "derived": derived_labels(),
         "factNames": fact_name_labels(),
     }

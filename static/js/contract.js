@@ -428,8 +428,21 @@
         if (derived) words = derived.replace("%(value)s", words);
         return value.guessed ? (L.unsure || "%(value)s (unsure)").replace("%(value)s", words) : words;
       };
+      // an unsure fact names its close competing value, linked to the passage it was read from
+      const described = (value) => {
+        const dd = text("dd", "", shown(value));
+        const other = value && value.unsure && !value.guessed && value.candidate;
+        if (!other || !Number.isInteger(other.passage_index)) return dd;
+        const link = text("a", "fact-candidate", (L.candidateAt || "%(date)s, passage #%(index)s")
+          .replace("%(date)s", other.display || other.value).replace("%(index)s", other.passage_index));
+        link.href = `?passage=${other.passage_index}#passage-${other.passage_index}`;
+        const [before, after] = (L.unsureAlso || "%(value)s (unsure: also %(candidate)s)")
+          .replace("%(value)s", shown(value)).split("%(candidate)s");
+        dd.replaceChildren(before, link, after || "");
+        return dd;
+      };
       const named = (name) => (L.factNames && L.factNames[name]) || name;
-      facts.forEach(([name, value]) => dl.append(text("dt", "", named(name)), text("dd", "", shown(value))));
+      facts.forEach(([name, value]) => dl.append(text("dt", "", named(name)), described(value)));
       box.append(dl);
     }
     if ((payload.flags || []).length) {

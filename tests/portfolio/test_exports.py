@@ -160,3 +160,25 @@ def test_a_date_is_a_date_cell_and_a_qualified_one_keeps_its_words_in_the_format
     response = client.get(reverse("portfolio-export-csv", args=[matter.pk]), {"columns": columns})
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert rows[1][2:] == ["2021-03-03", "2024-03-03 (unsure)"]
+
+
+def test_an_unsure_date_stays_a_date_cell_naming_its_competitor(
+    client, matter, reviewer, review_contract
+):
+    candidate = {"value": "2005-02-04", "display": "4 February 2005", "passage_index": 3}
+    with_facts(
+        review_contract(name="amended.txt"),
+        {
+            "Agreement Date": {"value": "2019-03-12", "display": "12 March 2019", "unsure": True,
+                               "candidate": candidate},
+        },
+    )  # fmt: skip
+    client.force_login(reviewer)
+    cell = _workbook(client, matter, columns="fact:Agreement Date")["Facts"].cell(2, 2)
+    assert cell.value == datetime(2019, 3, 12)  # sorts as the date it says
+    assert cell.number_format == 'yyyy-mm-dd" (unsure: also Feb. 4, 2005, passage #3)"'
+    response = client.get(
+        reverse("portfolio-export-csv", args=[matter.pk]), {"columns": "fact:Agreement Date"}
+    )
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[1][2] == "2019-03-12 (unsure: also Feb. 4, 2005, passage #3)"

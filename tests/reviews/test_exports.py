@@ -112,17 +112,24 @@ def test_docx_memo_downloads_with_summary_facts_issues_and_engines(client, revie
     assert rows[ASSIGNMENT_RULE][6] == "Waiting for a lawyer"
 
 
-def test_the_memo_shows_a_guessed_expiration_as_unsure(client, reviewer, review):
+def test_the_memo_shows_a_guessed_or_contested_date_as_unsure(client, reviewer, review):
     draft = Draft.objects.get(review=review)
     draft.data["key_facts"]["Expiration Date"] = {
         "value": "2022-03-01", "display": "March 1, 2022", "passage_index": 2, "quote": "",
         "computed": True, "guessed": True, "score": 0.41,
+    }  # fmt: skip
+    draft.data["key_facts"]["Agreement Date"] = {
+        "value": "2019-03-12", "display": "12 March 2019", "passage_index": 1, "quote": "",
+        "unsure": True, "candidate": {"value": "2005-02-04", "display": "4 February 2005",
+                                      "passage_index": 3, "quote": "4 February 2005"},
     }  # fmt: skip
     draft.save(update_fields=["data"])
     document = Document(io.BytesIO(download(client, reviewer, review, "docx").content))
     facts = next(t for t in document.tables if t.rows[0].cells[0].text == "Fact")
     shown = {row.cells[0].text: row.cells[1].text for row in facts.rows[1:]}
     assert shown["Expiration Date"] == "March 1, 2022 (unsure)"
+    # a date with a close competing value names it
+    assert shown["Agreement Date"] == "12 March 2019 (unsure: also 4 February 2005, passage #3)"
 
 
 def test_the_memo_is_in_the_readers_language(client, reviewer, review):

@@ -13,7 +13,7 @@ from django.utils import translation
 from reviewapp.contracts.services import contract_upload
 from reviewapp.reviews.exports.json_export import json_export_data
 from reviewapp.reviews.exports.selectors import review_export_model
-from reviewapp.reviews.key_facts import fact_shown, facts_from_data, facts_of
+from reviewapp.reviews.key_facts import fact_html, fact_shown, facts_from_data, facts_of
 from reviewapp.reviews.models import DraftStatus, Review
 from reviewapp.text.facts.dates import as_date
 from tests.fakes.messages_server import BrainRequest, ScriptedBrain, running_server
@@ -31,13 +31,13 @@ and Beta Stores LLC, a Texas limited liability company ("Buyer").
 """
 
 
-def _upload(matter, capture) -> Review:
+def _upload(matter, capture, text: str = CONTRACT) -> Review:
     with capture(execute=True):
         contract, _ = contract_upload(
             matter=matter,
-            file=io.BytesIO(CONTRACT.encode()),
+            file=io.BytesIO(text.encode()),
             name="supply.txt",
-            size=len(CONTRACT.encode()),
+            size=len(text.encode()),
         )
     return Review.objects.get(contract=contract)
 
@@ -229,3 +229,64 @@ def test_a_date_read_far_from_the_opening_asks_to_be_checked_in_both_languages()
     assert fact_shown(law) == "China"  # where a jurisdiction is read says nothing of it
     with translation.override("zh-hans"):
         assert fact_shown(far) == "June 1, 2007（请核对：读自第 40 段）"
+
+
+# The preamble dates the contract one day, its testimonium another: the finder keeps the first
+# and names the second.
+CONTESTED = CONTRACT + (
+    "\nIN WITNESS WHEREOF, the parties have executed this Agreement as of February 4, 2005.\n"
+)
+
+
+@pytest.mark.django_db
+def test_offline_draft_stores_an_unsure_date_with_its_competitor(
+    matter, django_capture_on_commit_callbacks
+):
+    review = _upload(matter, django_capture_on_commit_callbacks, CONTESTED)
+    stored = review.draft.data["key_facts"]["Agreement Date"]
+    assert (stored["value"], stored["unsure"]) == ("2019-03-01", True)
+    candidate = stored["candidate"]
+    assert (candidate["value"], candidate["display"]) == ("2005-02-04", "February 4, 2005")
+    passage = review.contract.passages.get(index=candidate["passage_index"])
+    assert candidate["quote"] in passage.text and "IN WITNESS" in passage.text
+    with translation.override("en"):
+        shown = fact_shown(facts_of(review)["Agreement Date"])
+    index = candidate["passage_index"]
+    assert shown == f"1st day of March, 2019 (unsure: also February 4, 2005, passage #{index})"
+
+
+def _unsure(**extra) -> dict:
+    candidate = {"value": "2005-02-04", "display": "4 February 2005", "passage_index": 3,
+                 "quote": "4 February 2005"}  # fmt: skip
+    return {"value": "2019-03-12", "display": "12 March 2019", "passage_index": 1,
+            "unsure": True, "candidate": candidate, **extra}  # fmt: skip
+
+
+def test_an_unsure_fact_names_its_competitor_and_links_it_in_both_languages():
+    fact = facts_from_data({"Agreement Date": _unsure()})["Agreement Date"]
+    with translation.override("en"):
+        assert fact_shown(fact) == "12 March 2019 (unsure: also 4 February 2005, passage #3)"
+        assert fact_shown(fact, as_value=True) == (
+            "March 12, 2019 (unsure: also Feb. 4, 2005, passage #3)"
+        )
+        assert fact_html(fact) == (
+            '12 March 2019 (unsure: also <a class="fact-candidate" href="?passage=3#passage-3">'
+            "4 February 2005, passage #3</a>)"
+        )
+    with translation.override("zh-hans"):
+        assert fact_shown(fact) == "12 March 2019（待核实：另有 4 February 2005，第 3 段）"
+        assert fact_shown(fact, as_value=True) == (
+            "2019年3月12日（待核实：另有 2005年2月4日，第 3 段）"
+        )
+
+
+def test_an_unsure_effective_date_keeps_saying_what_it_stands_for():
+    stored = _unsure(derived_from="Agreement Date")
+    fact = facts_from_data({"Effective Date": stored})["Effective Date"]
+    with translation.override("en"):
+        assert fact_shown(fact) == (
+            "12 March 2019 (the agreement date) (unsure: also 4 February 2005, passage #3)"
+        )
+    # a contract's words are escaped, ours are not
+    words = facts_from_data({"Agreement Date": _unsure(display="<b>12 March</b> 2019")})
+    assert "&lt;b&gt;12 March&lt;/b&gt; 2019" in fact_html(words["Agreement Date"])

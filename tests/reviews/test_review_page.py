@@ -366,3 +366,35 @@ def test_the_issue_table_is_drawn_again_when_the_draft_changes_and_per_language(
     client.post("/i18n/setlang/", {"language": "zh-hans"})
     chinese = client.get(f"/contracts/{contract.pk}/").content.decode()
     assert "风险" in chinese.split('id="issues-fold"')[1].split("</details>")[0]
+
+
+def test_an_unsure_key_fact_links_its_competing_value_in_both_languages(client, reviewer, matter):
+    from reviewapp.reviews.models import Draft
+
+    contract = _long_contract(matter, 20)
+    candidate = {"value": "2005-02-04", "display": "4 February 2005", "passage_index": 3,
+                 "quote": "4 February 2005"}  # fmt: skip
+    fact = {"value": "2019-03-12", "display": "12 March 2019", "passage_index": 1, "quote": "",
+            "unsure": True, "candidate": candidate}  # fmt: skip
+    Draft.objects.update_or_create(
+        review=contract.review,
+        defaults={
+            "engine": "offline",
+            "status": "COMPLETE",
+            "data": {"summary": "A contract.", "key_facts": {"Agreement Date": fact}, "issues": []},
+        },
+    )
+
+    def facts(page: str) -> str:
+        return page.split('<dl class="facts">')[1].split("</dl>")[0]
+
+    link = '<a class="fact-candidate" href="?passage=3#passage-3">'
+    assert (
+        f'<dd translate="no">12 March 2019 (unsure: also {link}4 February 2005, passage #3</a>)'
+        in facts(_page(client, reviewer, contract))
+    )
+    client.post("/i18n/setlang/", {"language": "zh-hans"})
+    chinese = facts(client.get(f"/contracts/{contract.pk}/").content.decode())
+    assert f"12 March 2019（待核实：另有 {link}4 February 2005，第 3 段</a>）" in chinese
+    # the link opens the window holding the competing passage
+    assert 'id="passage-3"' in client.get(f"/contracts/{contract.pk}/?passage=3").content.decode()

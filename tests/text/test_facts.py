@@ -714,3 +714,83 @@ def test_a_trained_guess_prefers_what_was_right_and_the_shipped_one_loads():
     shipped = guessing.shipped_model()
     assert shipped is not None and shipped.meta["documents"] >= 300
     assert shipped.as_json()["format"] == guessing.FORMAT
+
+
+def test_a_date_with_a_close_competitor_is_unsure_and_names_it():
+    found = _facts_of(
+        "ENDORSEMENT AGREEMENT\n\nThis Agreement is dated as of this ____ day of __________, 2012, "
+        'but made effective as of February 20, 2012 ("Effective Date") between A and B.\n'
+    )["Agreement Date"]
+    assert (found.value, found.extra["unsure"]) == ("2012", True)
+    assert found.extra["candidate"] == {
+        "value": "2012-02-20", "display": "February 20, 2012",
+        "passage_index": found.passage_index, "quote": "February 20, 2012",
+    }  # fmt: skip
+
+
+def test_a_preamble_date_the_testimonium_contradicts_is_unsure():
+    found = _facts_of(
+        "SUPPLY AGREEMENT\n\nThis Agreement is made as of March 12, 2019 by A and B.\n\n"
+        "1. Supply. A supplies B.\n\nIN WITNESS WHEREOF, the parties have executed this "
+        "Agreement as of February 4, 2005.\n"
+    )
+    assert found["Agreement Date"].value == "2019-03-12"
+    assert found["Agreement Date"].extra["candidate"]["value"] == "2005-02-04"
+    # the effective date it stands in for is as unsure
+    assert found["Effective Date"].extra["candidate"]["value"] == "2005-02-04"
+
+
+def test_a_royalty_effective_date_competes_with_the_agreement_date():
+    found = _facts_of(
+        "LICENSE AGREEMENT\n\nThis Agreement is entered into as of June 12, 2019 by A and B.\n\n"
+        "1. Definitions.\n\n"
+        + "".join(f"1.{n} Term {n}. A meaning.\n\n" for n in range(6))
+        + '5.2 Royalties accrue from January 1, 2020 (the "Royalty Effective Date").\n'
+    )["Effective Date"]
+    assert (found.value, found.extra["unsure"]) == ("2020-01-01", True)
+    assert found.extra["candidate"]["value"] == "2019-06-12"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a date the contract takes effect on beside the date it was made: two facts, no rivalry
+        "CONSULTING AGREEMENT\n\nThis Consulting Agreement is dated June 1, 2020, effective as of "
+        'July 1, 2020 ("Effective Date").\n',
+        # another agreement's date, and the same date less precisely in the testimonium
+        "SUPPLY AGREEMENT\n\nThis Agreement is made as of May 23, 2017.\n\nWHEREAS, the parties "
+        "are parties to that certain Supply Agreement dated June 1, 2010.\n\nIN WITNESS WHEREOF, "
+        "the parties have executed this Agreement as of _____, 2017.\n",
+    ],
+)
+def test_a_date_read_once_or_restated_is_not_unsure(text):
+    found = _facts_of(text)
+    assert not any(fact.extra.get("unsure") for fact in found.values())
+
+
+def test_two_end_dates_in_the_term_clause_make_the_expiration_unsure():
+    found = _facts_of(
+        "SERVICES AGREEMENT\n\nThis Agreement is dated March 1, 2019.\n\n2. Term. This Agreement "
+        "shall expire on December 31, 2021, provided that the Services shall end on June 30, "
+        "2022.\n"
+    )["Expiration Date"]
+    assert (found.value, found.extra["candidate"]["value"]) == ("2021-12-31", "2022-06-30")
+
+
+def test_a_chinese_date_the_same_pattern_reads_twice_is_unsure():
+    compiled = compile_playbook(load_playbook(PLAYBOOKS / "commercial-zh.yaml"))
+    text = (
+        "补充协议\n\n甲方：北京某某科技有限公司\n乙方：上海某某信息技术有限公司\n\n"
+        "本补充协议于2019年3月12日签订。\n\n"
+        "第一条 双方于2005年2月4日签订的《技术服务合同》继续有效。\n\n"
+        "第二条 本补充协议自2019年4月1日起生效。\n"
+    )
+    found = key_facts_find(compiled, text, segment(text))
+    agreement = found["Agreement Date"]
+    assert (agreement.value, agreement.extra["unsure"]) == ("2019-03-12", True)
+    assert agreement.extra["candidate"] == {
+        "value": "2005-02-04", "display": "2005年2月4日", "passage_index": 2,
+        "quote": "2005年2月4日",
+    }  # fmt: skip
+    # the effective date the playbook reads, not the agreement date standing in for it
+    assert (found["Effective Date"].value, found["Effective Date"].extra) == ("2019-04-01", {})

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from .amounts import find_amounts
+from .competing import with_runner_up
 from .dates import as_date, parse_date
 from .durations import add_duration, parse_duration
 from .finders import agreement_date, effective_date, governing_law
@@ -62,8 +63,11 @@ def find_facts(
     found[NOTICE_PERIOD] = notice_period(passages)
     for name, match in (raw or {}).items():
         ours = name in found
-        if found.get(name) is None and (not ours or _CJK.search(str(match.get("value", "")))):
-            found[name] = _from_raw(name, match, passages)
+        chinese = bool(_CJK.search(str(match.get("value", ""))))
+        if _unread(found.get(name)) and (not ours or chinese):
+            found[name] = _from_raw(name, match, passages) or found.get(name)
+        if chinese and name in DATE_FACTS:
+            found[name] = _with_raw_rivals(found.get(name), match, passages)
     chinese_term = raw and _CJK.search(str(raw.get(EXPIRATION_DATE, {}).get("value", "")))
     if found.get(EXPIRATION_DATE) is None and raw and chinese_term:
         found[EXPIRATION_DATE] = _term_from_raw(raw[EXPIRATION_DATE], passages, found)
@@ -73,6 +77,23 @@ def find_facts(
             passages, found[EFFECTIVE_DATE], found[AGREEMENT_DATE], model
         )
     return {name: fact for name, fact in found.items() if fact is not None}
+
+
+def _unread(fact: Fact | None) -> bool:
+    """No fact, or an effective date the finders did not read but stood the agreement date in
+    for (a Chinese contract's 自2024年4月1日起生效 is read by the playbook)."""
+    return fact is None or bool(fact.extra.get("derived_from"))
+
+
+def _with_raw_rivals(
+    fact: Fact | None, match: Mapping[str, Any], passages: Sequence[PassageText]
+) -> Fact | None:
+    """A date the playbook's pattern read is unsure where the same pattern reads another date
+    further on ("also"): 本补充协议于2019年3月12日签订 and 双方于2005年2月4日签订的《原合同》."""
+    if fact is None or fact.value != parse_date(str(match.get("value") or "")):
+        return fact
+    rivals = [_from_raw(fact.name, other, passages) for other in match.get("also") or []]
+    return with_runner_up(fact, [rival for rival in rivals if rival is not None])
 
 
 def _term_from_raw(

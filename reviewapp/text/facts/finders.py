@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .competing import with_runner_up
 from .dates import DateMatch, find_dates
 from .jurisdictions import canonical, find_jurisdictions
 from .model import (
@@ -89,19 +90,49 @@ _EFFECTIVE_LINE = re.compile(r"\beffective\s+date\s*:\s*$", re.IGNORECASE)
 def agreement_date(passages: Sequence[PassageText]) -> Fact | None:
     """The date the preamble or title block says the contract was made (the first passage with
     such a date decides); else the last date of the "Date:" lines of the signature blocks (the
-    day the last party signed); else a date standing in the title block."""
+    day the last party signed); else a date standing in the title block. Unsure
+    (``competing.py``) where the passage that decides gives another date with as strong a cue,
+    where the testimonium dates the contract otherwise, or, for a date read after the preamble,
+    where a later passage says "dated" or "made" of another date."""
+    witness = _witness_date(passages)
     for passage in _preamble(passages):
-        # A signature block is read by _signature_date; what comes before it in the passage
-        # (PDF text may join "Date: April 7, 2020" and the first "By:" line) is read here.
-        block = _SIGNATURE_BLOCK.search(passage.text)
-        best: tuple[int, DateMatch] | None = None
-        for found in find_dates(passage.text, 0, block.start() if block else None):
-            tier = _agreement_tier(passage.text, found)
-            if tier is not None and (best is None or tier < best[0]):
-                best = (tier, found)
-        if best is not None:
-            return _date_fact(AGREEMENT_DATE, passage, best[1])
-    return _witness_date(passages) or _signature_date(passages) or _title_date(passages)
+        cued = _agreement_cued(passage)
+        if cued:
+            tier, found = min(cued, key=lambda item: item[0])  # the first of the strongest
+            rivals = [_date_fact(AGREEMENT_DATE, passage, f) for t, f in cued if t == tier]
+            chosen = _date_fact(AGREEMENT_DATE, passage, found)
+            return with_runner_up(chosen, [*rivals, *([witness] if witness else [])])
+    fallback = witness or _signature_date(passages) or _title_date(passages)
+    if fallback is None:
+        return None
+    return with_runner_up(fallback, _dated_after_preamble(passages))
+
+
+def _agreement_cued(passage: PassageText) -> list[tuple[int, DateMatch]]:
+    """The dates of a passage the words before them make the agreement's date, with their cue's
+    strength (0 strongest). A signature block is read by _signature_date; what comes before it
+    in the passage (PDF text may join "Date: April 7, 2020" and the first "By:" line) is read
+    here."""
+    block = _SIGNATURE_BLOCK.search(passage.text)
+    cued = []
+    for found in find_dates(passage.text, 0, block.start() if block else None):
+        tier = _agreement_tier(passage.text, found)
+        if tier is not None:
+            cued.append((tier, found))
+    return cued
+
+
+def _dated_after_preamble(passages: Sequence[PassageText]) -> list[Fact]:
+    """Dates past the preamble with the strongest cue ("DATED 13 OCTOBER 2005", "made on"): a
+    contract whose date was read from its signatures or title may state it there."""
+    preamble = {p.index for p in _preamble(passages)}
+    return [
+        _date_fact(AGREEMENT_DATE, passage, found)
+        for passage in passages
+        if passage.index not in preamble
+        for tier, found in _agreement_cued(passage)
+        if tier == 0
+    ]
 
 
 # "made this ______ day of __________, 2015": the year is the date, its day and month blank
@@ -174,17 +205,29 @@ def _signature_date(passages: Sequence[PassageText]) -> Fact | None:
 
 def effective_date(passages: Sequence[PassageText], agreement: Fact | None) -> Fact | None:
     """The date the contract defines as its effective date, else the date it says it takes
-    effect or its term begins, else the agreement date (marked ``derived_from``)."""
-    best: tuple[int, PassageText, DateMatch] | None = None
-    for passage in passages:
-        for found in find_dates(passage.text):
-            tier = _effective_tier(passage.text, found)
-            if tier is not None and (best is None or tier < best[0]):
-                best = (tier, passage, found)
-        if best is not None and best[0] == 0:
-            break
-    if best is not None:
-        return _date_fact(EFFECTIVE_DATE, best[1], best[2])
+    effect or its term begins, else the agreement date (marked ``derived_from``). Unsure
+    (``competing.py``) where another date is defined as an effective date too, or, for one the
+    contract says it takes effect on, where the same passage says so of another date; one defined
+    under a qualified name (the "Royalty Effective Date", the "Amendment Effective Date") where
+    the agreement date, which stands in for an effective date the contract does not define, is
+    another; one standing in for it is as unsure as the date it stands for."""
+    cued = [
+        (tier, passage, found)
+        for passage in passages
+        for found in find_dates(passage.text)
+        if (tier := _effective_tier(passage.text, found)) is not None
+    ]
+    defined = [item for item in cued if item[0] == 0]
+    if cued:
+        tier, passage, found = defined[0] if defined else cued[0]
+        rivals = [
+            _date_fact(EFFECTIVE_DATE, p, f)
+            for t, p, f in cued
+            if t == tier and (t == 0 or p is passage)
+        ]
+        if agreement is not None and _qualified_name(passage.text, found):
+            rivals.append(agreement)
+        return with_runner_up(_date_fact(EFFECTIVE_DATE, passage, found), rivals)
     if any(_EFFECTIVE_ON_SIGNING.search(p.text) for p in passages):
         signed = _signature_date(passages)
         if signed is not None:
@@ -200,8 +243,25 @@ def effective_date(passages: Sequence[PassageText], agreement: Fact | None) -> F
         display=agreement.display,
         passage_index=agreement.passage_index,
         quote=agreement.quote,
-        extra={"derived_from": AGREEMENT_DATE},
+        extra={**_unsure_part(agreement), "derived_from": AGREEMENT_DATE},
     )
+
+
+# the "Royalty Effective Date": a date defined as the effective date of something in the contract
+_QUALIFIED_NAME = re.compile(
+    r"^[^\"“”']{0,50}[\"“”']{1,2}(?!(?:the|this)\s)(?:[\w-]+\s+){1,3}(?:Effective|Commencement|Start)"
+    r"\s*Date",
+    re.IGNORECASE,
+)
+
+
+def _qualified_name(text: str, found: DateMatch) -> bool:
+    after = text[found.end : found.end + 60]
+    return bool(_EFFECTIVE_DEFINED_AFTER.search(after) and _QUALIFIED_NAME.search(after))
+
+
+def _unsure_part(fact: Fact) -> dict[str, object]:
+    return {key: fact.extra[key] for key in ("unsure", "candidate") if key in fact.extra}
 
 
 def _effective_tier(text: str, found: DateMatch) -> int | None:

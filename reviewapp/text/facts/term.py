@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .competing import with_runner_up
 from .dates import as_date, find_dates, written
 from .durations import add_duration, find_durations, ordinal_number, word_number
 from .model import EFFECTIVE_DATE, EXPIRATION_DATE, PERPETUAL, Fact, PassageText
@@ -206,17 +207,21 @@ def _expiration_in(
 ) -> Fact | None:
     text = passage.text
     renews = bool(_RENEWS.search(text))
-    for found in find_dates(text):
-        before = text[max(0, found.start - 120) : found.start]
-        if (
-            found.complete
-            and (_END_CUE.search(before[-40:]) or _LATER_OF_ITEM.search(before))
-            and not _PERIOD_DEFINED.search(before)
-        ):
-            return Fact(
-                EXPIRATION_DATE, found.value, found.text, passage.index, found.text,
-                {"computed": False, "renews": renews},
-            )  # fmt: skip
+    named = [
+        Fact(
+            EXPIRATION_DATE,
+            found.value,
+            found.text,
+            passage.index,
+            found.text,
+            {"computed": False, "renews": renews},
+        )  # fmt: skip
+        for found in find_dates(text)
+        if found.complete and _names_the_end(text[max(0, found.start - 120) : found.start])
+    ]
+    if named:
+        # another end date the same clause names is a close competitor (``competing.py``)
+        return with_runner_up(named[0], named[1:])
     computed = _computed_end(passage, effective, agreement, renews)
     if computed is not None:
         return computed
@@ -234,6 +239,13 @@ def _expiration_in(
             {"computed": False, "renews": renews},
         )  # fmt: skip
     return None
+
+
+def _names_the_end(before: str) -> bool:
+    return bool(
+        (_END_CUE.search(before[-40:]) or _LATER_OF_ITEM.search(before))
+        and not _PERIOD_DEFINED.search(before)
+    )
 
 
 def _computed_end(
