@@ -33,6 +33,7 @@ from reviewapp.portfolio.selectors import (
     passage_url,
 )
 from reviewapp.rules.display_labels import category_label, severity_label
+from reviewapp.text.facts.model import DATE_FACTS
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
@@ -54,6 +55,12 @@ class QualifiedDate:
 
     def __str__(self) -> str:
         return f"{self.before}{self.day.isoformat()}{self.after}"
+
+    @property
+    def qualifier(self) -> str:
+        """Our words alone: "about", "unsure", "the agreement date"."""
+        words = " ".join(part.strip() for part in (self.before, self.after) if part.strip())
+        return words[1:-1] if words.startswith("(") and words.endswith(")") else words
 
     def number_format(self) -> str:
         def literal(words: str) -> str:
@@ -138,15 +145,27 @@ Cell = tuple[str | int | date | QualifiedDate, str | None]  # a value, the page 
 def _facts_rows(
     grid: Grid, columns: Sequence[Column], base_url: str
 ) -> tuple[list[str], list[list[Cell]]]:
-    header = [_("Contract"), *(column.label for column in columns)]
+    """A date fact's column is followed by its qualifier's ("about", "unsure", "the agreement
+    date"), so a spreadsheet filters the dates we are not sure of while the date column sorts."""
+    header = [_("Contract")]
+    for column in columns:
+        header.append(column.label)
+        if _is_date_fact(column):
+            header.append(_("%(fact)s: qualifier") % {"fact": column.label})
     rows = []
     for row in grid.rows:
         cells: list[Cell] = [(row["name"], base_url + row["url"])]
         for column in columns:
             value, url = cell_of(row, column)
             cells.append((value, base_url + url if url else None))
+            if _is_date_fact(column):
+                cells.append((value.qualifier if isinstance(value, QualifiedDate) else "", None))
         rows.append(cells)
     return header, rows
+
+
+def _is_date_fact(column: Column) -> bool:
+    return column.kind == "fact" and (column.name or column.label) in DATE_FACTS
 
 
 def _issues_rows(issues: Sequence[IssueRow], base_url: str) -> tuple[list[str], list[list[Cell]]]:

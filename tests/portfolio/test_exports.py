@@ -151,12 +151,18 @@ def test_a_date_is_a_date_cell_and_a_qualified_one_keeps_its_words_in_the_format
     client.force_login(reviewer)
     columns = "fact:Agreement Date,fact:Expiration Date"
     facts = _workbook(client, matter, columns=columns)["Facts"]
-    agreement, expiration = facts.cell(2, 2), facts.cell(2, 3)
+    agreement, expiration = facts.cell(2, 2), facts.cell(2, 4)
     assert agreement.value == datetime(2021, 3, 3) and agreement.number_format == "yyyy-mm-dd"
     assert agreement.hyperlink is not None  # still opens the passage
     # a date with our words around it still sorts as a date; the words show through its format
     assert expiration.value == datetime(2024, 3, 3)
     assert expiration.number_format == 'yyyy-mm-dd" (unsure)"'
+    # and each date column is followed by its qualifier, to filter by
+    assert [facts.cell(1, n).value for n in (3, 5)] == [
+        "Agreement Date: qualifier",
+        "Expiration Date: qualifier",
+    ]
+    assert facts.cell(2, 3).value in (None, "") and facts.cell(2, 5).value == "unsure"
     response = client.get(reverse("portfolio-export-csv", args=[matter.pk]), {"columns": columns})
     rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert rows[1][2:] == ["2021-03-03", "2024-03-03 (unsure)"]
