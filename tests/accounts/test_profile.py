@@ -61,10 +61,12 @@ def test_the_header_links_to_the_settings_page_which_saves_the_choice(client, re
     client.force_login(reviewer)
     home = client.get("/").content.decode()
     assert 'class="who" href="/account/settings/"' in home
+    assert "data-time-zone" not in home  # no choice: the script adds the browser's clock
     response = client.post("/account/settings/", {"time_zone": "Asia/Shanghai"}, follow=True)
     page = response.content.decode()
     assert "Your settings are saved." in page
     assert '<option value="Asia/Shanghai" translate="no" selected>' in page
+    assert 'data-time-zone="Asia/Shanghai"' in page
     assert Profile.objects.get(user=reviewer).time_zone == "Asia/Shanghai"
 
 
