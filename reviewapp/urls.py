@@ -220,6 +220,7 @@ urlpatterns = [
     path("", include(acting_for_urls.urlpatterns)),
     path("", include("reviewapp.portfolio.urls")),
     path("", include("reviewapp.accounts.two_factor.urls")),
+    path("", include("reviewapp.accounts.profile.urls")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -108,3 +108,16 @@ class TokenFingerprint(models.Model):
 
     def __str__(self) -> str:
         return f"fingerprint of token {self.token_id[:8]}…"
+
+
+class Profile(models.Model):
+    """A person's own settings: how the pages are shown to them, nothing about what they may do."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="profile"
+    )
+    # An IANA name ("Asia/Shanghai") due times are shown in; blank: UTC with the browser's clock.
+    time_zone = models.CharField(max_length=64, blank=True, verbose_name=_("time zone"))
+
+    def __str__(self) -> str:
+        return f"profile of {self.user}"

@@ -64,6 +64,7 @@ class AuditAction(models.TextChoices):
         "organisation.two_factor_policy_set",
         "Two-factor sign-in requirement changed",
     )
+    TIME_ZONE_SET = "account.time_zone_set", "Time zone for due times chosen"
 
 
 class AuditActorKind(models.TextChoices):

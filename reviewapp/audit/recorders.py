@@ -222,6 +222,21 @@ def audit_two_factor_policy(*, organisation_id: int, required: bool, by: Any) ->
     )
 
 
+def audit_time_zone_set(*, user: Any, time_zone: str, previous: str) -> None:
+    """The time zone ``user`` chose for due times ("" for the browser's), in each of their
+    organisations' chains."""
+    for organisation_id in user_chains(user):
+        audit_record(
+            organisation_id=organisation_id,
+            action=AuditAction.TIME_ZONE_SET,
+            actor_kind=AuditActorKind.USER,
+            actor=user.get_username(),
+            target_type="user",
+            target_id=user.pk,
+            data={"time_zone": time_zone, "previous": previous},
+        )
+
+
 def audit_access_denial(
     *, user: Any, ip: str | None, method: str, path: str, status: int, via: str = "http"
 ) -> None:

@@ -155,15 +155,26 @@ def last_event_seq() -> int:
 
 
 def review_page_build(
-    *, contract: Contract, review: Review | None, seq: int, around: int | None = None
+    *,
+    contract: Contract,
+    review: Review | None,
+    seq: int,
+    time_zone: str,
+    around: int | None = None,
 ) -> ReviewPage:
     """The first response: the window holding passage ``around`` (else the first window).
-    ``seq`` is the last event's sequence number, read before anything else."""
+    ``seq`` is the last event's sequence number, read before anything else; ``time_zone`` the
+    one due times are written in (the reader's)."""
     draft = _draft(review)
     issues = list((draft.data or {}).get("issues") or []) if draft else []
     return ReviewPage(
         window=review_page_window(
-            contract=contract, review=review, seq=seq, passage_filter=PassageFilter(), around=around
+            contract=contract,
+            review=review,
+            seq=seq,
+            time_zone=time_zone,
+            passage_filter=PassageFilter(),
+            around=around,
         ),
         issues=issues[:MAX_ISSUES_SHOWN],
         issue_count=len(issues),
@@ -177,6 +188,7 @@ def review_page_window(
     contract: Contract,
     review: Review | None,
     seq: int,
+    time_zone: str,
     passage_filter: PassageFilter,
     after: int | None = None,
     before: int | None = None,
@@ -197,6 +209,7 @@ def review_page_window(
         contract.created_at.isoformat(),
         review.pk if review else None,
         get_language(),
+        time_zone,
         passage_filter,
         after,
         before,
@@ -219,7 +232,8 @@ def review_page_window(
         )
         indexes = [p.index for p in window.passages]
         html = render_to_string(
-            "contracts/_passages.html", {"passages": window.passages, "selected": around}
+            "contracts/_passages.html",
+            {"passages": window.passages, "selected": around, "reader_time_zone": time_zone},
         )
         return RenderedWindow(
             html=html,

@@ -12,6 +12,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from reviewapp.accounts.profile.selectors import reader_time_zone
 from reviewapp.accounts.selectors import (
     membership_role,
 )
@@ -52,7 +53,13 @@ def contract_detail(request: HttpRequest, contract_id: int) -> HttpResponse:
     seq = last_event_seq()
     review = review_for_contract(contract=contract)
     around = _index(request.GET.get("passage"))
-    page = review_page_build(contract=contract, review=review, seq=seq, around=around)
+    page = review_page_build(
+        contract=contract,
+        review=review,
+        seq=seq,
+        time_zone=reader_time_zone(user=request.user),
+        around=around,
+    )
     acting_for = contract_acting_for_panel(contract=contract, user=request.user)
     context = {
         "contract": contract,
@@ -112,6 +119,7 @@ def contract_passages(request: HttpRequest, contract_id: int) -> JsonResponse:
         contract=contract,
         review=review_for_contract(contract=contract),
         seq=seq,
+        time_zone=reader_time_zone(user=request.user),
         passage_filter=PassageFilter.from_query(request.GET),
         after=_index(request.GET.get("after")),
         before=_index(request.GET.get("before")),
@@ -208,8 +216,8 @@ def _labels() -> dict[str, object]:
         "released": gettext("Claim released; waiting for a lawyer"),
         "claimedBy": gettext("Claimed by %(who)s"),
         "waiting": gettext("Waiting for a lawyer"),
-        "due": gettext("due %(due)s UTC"),
-        "escalated": gettext("Escalated: overdue since %(due)s UTC"),
+        "due": gettext("due %(due)s %(zone)s"),
+        "escalated": gettext("Escalated: overdue since %(due)s %(zone)s"),
         "visible": gettext("%(shown)s of %(total)s passages shown"),
         "passage": gettext("Passage"),
         "risk": gettext("Risk"),

@@ -140,6 +140,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "reviewapp.realtime.context_processors.last_event_seq",
                 "reviewapp.rules.context_processors.admin_flags",
+                "reviewapp.accounts.profile.context_processors.reader_time_zone",
             ],
         },
     },

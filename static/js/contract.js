@@ -56,12 +56,12 @@
     if (payload.question) box.append(text("div", "small question", `${L.askCounterparty}: ${payload.question}`));
   }
 
-  function utc(iso) {
-    return iso ? iso.slice(0, 16).replace("T", " ") : "";
-  }
-
-  function local(iso) {
-    return window.localTimeSuffix ? window.localTimeSuffix(iso) : "";
+  // "due 2026-12-05 18:00 Asia/Shanghai", in the zone the server writes (local_time.js), with
+  // the browser's clock beside when the reader chose none
+  function dueText(template, iso) {
+    const when = window.dueTime ? window.dueTime(iso) : (iso || "").slice(0, 16).replace("T", " ");
+    const local = window.localTimeSuffix ? window.localTimeSuffix(iso) : "";
+    return format(template, { due: when, zone: window.dueZone || "UTC" }) + local;
   }
 
   function showQueueItem(type, payload) {
@@ -74,21 +74,21 @@
       const decided = format(said, { who });
       box.textContent = payload.note ? `${decided} — ${payload.note}` : decided;
     } else if (type === "queue.item.claimed") {
-      box.textContent = `${format(L.claimedBy, { who })} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
+      box.textContent = `${format(L.claimedBy, { who })} · ${dueText(L.due, payload.due_at)}`;
     } else if (type === "queue.item.released") {
-      box.textContent = `${L.released} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
+      box.textContent = `${L.released} · ${dueText(L.due, payload.due_at)}`;
     } else if (type === "queue.item.opened") {
-      box.textContent = `${L.waiting} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
+      box.textContent = `${L.waiting} · ${dueText(L.due, payload.due_at)}`;
     } else if (type === "queue.item.severity_set") {
       // the party acted for changed: the item's severity, so its due time, was worked out again
       const owner = who ? format(L.claimedBy, { who }) : L.waiting;
-      box.textContent = `${owner} · ${format(L.due, { due: utc(payload.due_at) }) + local(payload.due_at)}`;
+      box.textContent = `${owner} · ${dueText(L.due, payload.due_at)}`;
     } else if (type === "queue.item.escalated") {
       const owner = who ? format(L.claimedBy, { who }) : L.waiting;
       const sla = document.createElement("span");
       sla.className = "sla escalated";
       sla.dataset.role = "sla";
-      sla.textContent = format(L.escalated, { due: utc(payload.due_at) }) + local(payload.due_at);
+      sla.textContent = dueText(L.escalated, payload.due_at);
       box.replaceChildren(`${owner} · `, sla);
     }
   }

@@ -1,11 +1,33 @@
-// Due times are stored and shown in UTC (one clock for the whole firm); beside each, the
-// reader's own clock: "due 2026-12-05 10:00 UTC (18:00 your time)". Elements carry the
-// instant in data-due (ISO 8601); items that arrive live get it too.
+// Due times are stored in UTC and written in the reader's time zone: the one chosen on their
+// settings page (<html data-time-zone>, the server writes it already), else UTC with the
+// browser's own clock beside: "due 2026-12-05 10:00 UTC (18:00 your time)". Elements carry
+// the instant in data-due (ISO 8601); items that arrive live get it too.
 (function () {
   "use strict";
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const chosen = document.documentElement.dataset.timeZone || "";
+  const zone = chosen || "UTC";
+  const written = new Intl.DateTimeFormat("en-CA", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  });
+
+  // "2026-12-05 18:00" in the zone due times are written in, as the server writes them
+  window.dueTime = (iso) => {
+    const when = new Date(iso);
+    if (!iso || Number.isNaN(when.getTime())) return "";
+    const part = Object.fromEntries(written.formatToParts(when).map((p) => [p.type, p.value]));
+    return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
+  };
+  window.dueZone = zone;
   window.localTimeSuffix = () => "";
-  if (!zone || zone === "UTC" || zone === "Etc/UTC") return;
+
+  const browser = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (chosen || !browser || browser === "UTC" || browser === "Etc/UTC") return;
   const lang = document.documentElement.lang || undefined;
   const shown = new Intl.DateTimeFormat(lang, {
     dateStyle: "short",

@@ -135,3 +135,50 @@ def test_mention_reaches_the_colleague_live_hands_over_the_claim_and_sends_mail(
     item.refresh_from_db()
     assert item.claimed_by == lena
     assert item.history.filter(action="handed_over").exists()
+
+
+def test_due_times_in_the_chosen_zone_or_utc_with_the_browsers_clock(browser, tmp_path):
+    passwords = demo_seed()
+    matter = Matter.objects.get(name="Demo matter")
+    lena = type(matter.memberships.first().user).objects.create_user("lena", password="pw-lena")
+    Membership.objects.create(user=lena, matter=matter, role=Role.LAWYER)
+    active_playbook(organisation=matter.organisation, source=STRICT)
+    with ThreadPoolExecutor(1) as pool:  # off Playwright's event loop, so the pushes go out
+        pool.submit(ingest_text, matter).result()
+    item = QueueItem.objects.get(matter=matter)
+    utc = f"{item.due_at:%Y-%m-%d %H:%M} UTC"
+    shanghai = f"{item.due_at + timedelta(hours=8):%Y-%m-%d %H:%M} Asia/Shanghai"
+    new_york = "America/New_York"  # both browsers: neither UTC nor the zone chosen
+    with web_server(tmp_path / "web.log") as url:
+        pages = {}
+        for username, password in (("lawyer", passwords["lawyer"]), ("lena", "pw-lena")):
+            page = browser.new_context(timezone_id=new_york).new_page()
+            sign_in(page, url, username, password)
+            pages[username] = page
+        mine, hers = pages["lawyer"], pages["lena"]
+        mine.click(".topbar a.who")  # the settings page, from the header
+        mine.select_option("#time-zone", "Asia/Shanghai")
+        mine.click("#account-settings button[type=submit]")
+        mine.wait_for_selector("#account-settings .messages .success")
+
+        for page in (mine, hers):
+            page.goto(f"{url}/queue/")
+        due = f"#item-{item.pk} [data-due]"
+        assert f"due {shanghai}" in mine.inner_text(due)
+        assert mine.locator(".local-time").count() == 0  # the chosen zone, not the browser's
+        hers.wait_for_selector(f"{due} .local-time")
+        expected = hers.evaluate(
+            "iso => new Intl.DateTimeFormat(document.documentElement.lang,"
+            " {dateStyle: 'short', timeStyle: 'short', hourCycle: 'h23'}).format(new Date(iso))",
+            item.due_at.isoformat(),
+        )
+        assert f"due {utc} ({expected} your time)" in hers.inner_text(due)
+
+        # a due time the review page writes itself, live: in the chosen zone too
+        mine.goto(f"{url}/contracts/{item.passage.contract_id}/")
+        mine.wait_for_function("() => document.body.dataset.live === 'connected'")
+        decision = f"#passage-{item.passage.index} [data-role=decision]"
+        assert shanghai in mine.inner_text(decision)
+        hers.click(f"#item-{item.pk} [data-action=claim]")
+        mine.wait_for_selector(f"{decision}:has-text('Claimed by lena')")
+        assert mine.inner_text(decision) == f"Claimed by lena · due {shanghai}"

@@ -40,9 +40,9 @@ def contracts(matter):
     return make
 
 
-# Whatever the number of items: the page's own reads, the session's second-factor check and
-# the per-category answers each cost a fixed number of queries.
-QUERY_BOUND = 31
+# Whatever the number of items: the page's own reads, the session's second-factor check, the
+# reader's time zone and the per-category answers each cost a fixed number of queries.
+QUERY_BOUND = 32
 
 
 def _send_pending_to_lawyers(review) -> None:
@@ -191,3 +191,24 @@ def test_the_decision_says_what_is_decided_in_both_languages(client, lee, contra
     chinese = client.get("/queue/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "条款可接受" in chinese and "条款不可接受" in chinese
     assert ">Accept<" not in english and ">Reject<" not in english
+
+
+def test_due_times_are_in_the_lawyers_chosen_zone_in_both_languages(client, lee, contracts):
+    from datetime import timedelta
+
+    from reviewapp.accounts.profile.services import profile_time_zone_set
+
+    review = contracts(1, "alpha.txt")
+    item = QueueItem.objects.get(review=review)
+    client.force_login(lee)
+    utc = f"{item.due_at:%Y-%m-%d %H:%M} UTC"
+    assert utc in client.get("/queue/").content.decode()  # no choice: UTC, the browser's beside
+    profile_time_zone_set(user=lee, time_zone="Asia/Shanghai")
+    shanghai = f"{item.due_at + timedelta(hours=8):%Y-%m-%d %H:%M} Asia/Shanghai"
+    english = client.get("/queue/").content.decode()
+    assert f"due {shanghai}" in english and utc not in english
+    assert 'data-time-zone="Asia/Shanghai"' in english
+    chinese = client.get("/queue/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert f"截止 {shanghai}" in chinese
+    live = client.get(f"/queue/{item.pk}/").content.decode()  # an item refreshed live
+    assert f"due {shanghai}" in live

@@ -194,6 +194,30 @@ def test_open_items_show_their_due_time_and_escalation(client, reviewer, blocked
     assert "Escalated: overdue since" in _page(client, reviewer, blocked_contract)
 
 
+def test_due_times_are_written_in_the_readers_chosen_zone_in_both_languages(
+    client, reviewer, make_user, matter, blocked_contract
+):
+    from datetime import timedelta
+
+    from reviewapp.accounts.profile.services import profile_time_zone_set
+
+    item = QueueItem.objects.get(review__contract=blocked_contract)
+    utc = f"due {item.due_at:%Y-%m-%d %H:%M} UTC"
+    shanghai = f"{item.due_at + timedelta(hours=8):%Y-%m-%d %H:%M} Asia/Shanghai"
+    assert utc in _page(client, reviewer, blocked_contract)  # the window is cached now
+    lena = make_user("lena")
+    Membership.objects.create(user=lena, matter=matter, role=Role.REVIEWER)
+    profile_time_zone_set(user=lena, time_zone="Asia/Shanghai")
+    page = _page(client, lena, blocked_contract)
+    assert f"due {shanghai}" in page and utc not in page  # not the cached window of a UTC reader
+    assert 'data-time-zone="Asia/Shanghai"' in page
+    assert _json_script(page, "review-labels")["due"] == "due %(due)s %(zone)s"
+    window = client.get(f"/contracts/{blocked_contract.pk}/passages/?around=1").json()["html"]
+    assert f"due {shanghai}" in window
+    client.post("/i18n/setlang/", {"language": "zh-hans"})
+    assert f"截止 {shanghai}" in client.get(f"/contracts/{blocked_contract.pk}/").content.decode()
+
+
 # ---- a long contract: one window at a time, bounded queries and size ----------------------------
 
 

@@ -74,6 +74,7 @@ ACTION_LABELS: dict[str, Any] = {
     AuditAction.TWO_FACTOR_FAILED: gettext_lazy("Wrong second-factor code"),
     AuditAction.TWO_FACTOR_RESET: gettext_lazy("Two-factor sign-in reset"),
     AuditAction.TWO_FACTOR_POLICY_SET: gettext_lazy("Two-factor sign-in requirement changed"),
+    AuditAction.TIME_ZONE_SET: gettext_lazy("Time zone for due times chosen"),
 }
 DECISION_LABELS = {
     "accept": gettext_lazy("clause acceptable"),
@@ -224,6 +225,8 @@ def detail_words(event: AuditEvent, lookups: EventLookups) -> str:
         return f"{before} → {severity_label(str(data.get('severity', '')))}"
     if event.action == AuditAction.CONTRACT_DELETED:
         return deletion_words(data)
+    if event.action == AuditAction.TIME_ZONE_SET:
+        return str(data.get("time_zone") or _("the browser's time zone"))
     if event.action == AuditAction.ACCESS_DENIED:
         return f"{data.get('method', '')} {data.get('path', '')} ({data.get('status', '')})"
     return ""
