@@ -9,7 +9,10 @@ import pytest
 
 from reviewapp.accounts.models import Matter
 from reviewapp.accounts.services import DEMO_MATTER, demo_seed
+from reviewapp.contracts.deletion import contract_delete
 from reviewapp.contracts.models import Passage
+from reviewapp.queue.decisions import queue_item_claim, queue_item_decide
+from reviewapp.queue.models import QueueItem
 from tests.e2e.test_upload_flow import sign_in
 from tests.factories import STRICT
 from tests.processes import web_server
@@ -77,3 +80,79 @@ def test_admin_filters_the_audit_log_by_actor_and_action(browser, decided, tmp_p
         assert rows.count() == 1
         assert "Customer shall receive most favored nation" in rows.first.inner_text()
         assert page.input_value("#audit-filters input[name=actor]") == "lawyer"
+
+
+def test_a_deleted_contracts_events_stay_readable_and_filterable(browser, decided, tmp_path):
+    """Issue 25: the audit log of a deleted contract is no bare 400: the contract filter still
+    offers it (by id: the log keeps no names), its earlier events name it as deleted, and its
+    deletion row says why and which file; in English and Chinese."""
+    review, passwords = decided
+    contract = review.contract
+    digest = contract.sha256[:12]
+    admin = review.contract.matter.memberships.get(user__username="admin").user
+    contract_delete(contract=contract, deleted_by=admin, reason="wrong_file")
+    with web_server(tmp_path / "web.log") as url:
+        page = browser.new_page()
+        sign_in(page, url, "admin", passwords["admin"])
+        for language, deleted, words in (
+            ("en", f"contract {contract.pk} (deleted)", "Contract deleted"),
+            ("zh-hans", f"合同 {contract.pk}（已删除）", "合同已删除"),
+        ):
+            if language != "en":
+                page.click(f"button[name=language][value={language}]")
+                page.wait_for_selector(f"html[lang={language}]")
+            page.goto(f"{url}/audit/?contract={contract.pk}")
+            page.wait_for_selector("#audit-events tr.audit-event")
+            assert page.input_value("#audit-filters select[name=contract]") == str(contract.pk)
+            rows = page.locator("tr.audit-event")
+            texts = rows.all_inner_texts()
+            assert len(texts) > 3 and all(deleted in t or words in t for t in texts), texts
+            deletion = rows.filter(has_text=words)
+            assert deletion.count() == 1
+            assert digest in deletion.inner_text()
+
+
+THREE_ASSIGNMENTS = """1. Assignment. Neither party may assign this Agreement without consent.
+
+2. Licences. The licence may not be assigned to an affiliate without notice.
+
+3. Receivables. Supplier may assign its receivables to a bank.
+
+4. Notices. Notices shall be in writing.
+"""
+
+
+def test_reports_show_a_rules_noise_among_its_settled_hits_only(
+    browser, django_capture_on_commit_callbacks, tmp_path
+):
+    """Issue 25: noise is confirmed ÷ settled (confirmed or rejected); hits still open count
+    neither way (one accepted, one rejected, one open reads 50 %, not 33 %); English and
+    Chinese."""
+    passwords = demo_seed()
+    matter = Matter.objects.get(name=DEMO_MATTER)
+    review = reviewed(
+        matter, django_capture_on_commit_callbacks, text=THREE_ASSIGNMENTS, name="assign.txt"
+    )
+    lawyer = matter.memberships.get(user__username="lawyer").user
+    items = list(
+        QueueItem.objects.filter(review=review, passage__firings__rule_id="en.strict.assignment")
+        .order_by("passage__index")
+        .distinct()
+    )
+    assert len(items) == 3
+    for item, decision in zip(items, ("accept", "reject"), strict=False):
+        queue_item_claim(item_id=item.pk, user=lawyer)
+        queue_item_decide(item_id=item.pk, user=lawyer, decision=decision, note="Checked.")
+    with web_server(tmp_path / "web.log") as url:
+        page = browser.new_page()
+        sign_in(page, url, "admin", passwords["admin"])
+        for language in ("en", "zh-hans"):
+            if language != "en":
+                page.click(f"button[name=language][value={language}]")
+                page.wait_for_selector(f"html[lang={language}]")
+            page.goto(f"{url}/reports/")
+            row = page.locator("#rule-table tbody tr[data-rule='en.strict.assignment']")
+            row.wait_for()
+            cells = row.locator("td").all_inner_texts()
+            assert [int(cells[n]) for n in (2, 3, 4, 5)] == [3, 1, 1, 1], cells
+            assert cells[7].strip().startswith("50"), (language, cells)
