@@ -1,5 +1,6 @@
-"""In the browser: a contract's history shows a lawyer's decision with its passage's words, and
-the admin's audit log filters by who did it."""
+"""In the browser: a contract's history shows a lawyer's decision with its passage's words, the
+admin's audit log filters by who did it and keeps a deleted contract's events readable, the
+reports' noise counts settled hits only, and a Word contract shows no page count."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from reviewapp.contracts.models import Passage
 from reviewapp.queue.decisions import queue_item_claim, queue_item_decide
 from reviewapp.queue.models import QueueItem
 from tests.e2e.test_upload_flow import sign_in
-from tests.factories import STRICT
+from tests.factories import STRICT, upload_and_ingest
 from tests.processes import web_server
+from tests.reviews.docx_files import contract_docx
 from tests.reviews.test_exports import decide, reviewed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -156,3 +158,30 @@ def test_reports_show_a_rules_noise_among_its_settled_hits_only(
             cells = row.locator("td").all_inner_texts()
             assert [int(cells[n]) for n in (2, 3, 4, 5)] == [3, 1, 1, 1], cells
             assert cells[7].strip().startswith("50"), (language, cells)
+
+
+def test_a_word_contract_has_no_page_count_on_the_matter_list_or_its_page(browser, tmp_path):
+    """Issue 25: a Word file has no fixed pages: the matter list shows a dash (with why, on
+    hover) and the contract page no Pages fact, where a PDF would show its count; English and
+    Chinese."""
+    passwords = demo_seed()
+    matter = Matter.objects.get(name=DEMO_MATTER)
+    path = tmp_path / "supply.docx"
+    path.write_bytes(contract_docx(chinese=False))
+    contract = upload_and_ingest(matter, path)
+    assert contract.kind == "docx"
+    with web_server(tmp_path / "web.log") as url:
+        page = browser.new_page()
+        sign_in(page, url, "reviewer", passwords["reviewer"])
+        for language, pages_label in (("en", "Pages"), ("zh-hans", "页数")):
+            if language != "en":
+                page.click(f"button[name=language][value={language}]")
+                page.wait_for_selector(f"html[lang={language}]")
+            page.goto(f"{url}/matters/{matter.pk}/")
+            cell = page.locator(f"tr:has(a[href*='/contracts/{contract.pk}/']) [data-role=pages]")
+            assert cell.inner_text().strip() == "—"
+            assert cell.locator("span[title]").get_attribute("title")
+            page.goto(f"{url}/contracts/{contract.pk}/")
+            page.wait_for_selector("h1")
+            facts = page.locator("dl").first.inner_text()
+            assert pages_label not in facts and "1 page" not in facts, facts
