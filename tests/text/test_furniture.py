@@ -105,3 +105,15 @@ def test_a_long_confidentiality_legend_is_a_running_line():
     )
     bodies = ["Licence terms.", "Supply terms.", "Payment terms.", "Closing terms."]
     assert strip_page_furniture([f"{body}\n{legend}" for body in bodies]) == bodies
+
+
+def test_contents_pages_lose_their_own_numbers_before_a_body_numbered_from_one():
+    pages = ["Cover", "Contents A\n2", "Contents B\n3", "Recitals\n1", "Terms\n2", "Close\n3"]
+    assert strip_page_furniture(pages) == [
+        "Cover",
+        "Contents A",
+        "Contents B",
+        "Recitals",
+        "Terms",
+        "Close",
+    ]

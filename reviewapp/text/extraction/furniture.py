@@ -6,8 +6,8 @@ redline box and the exports (issue 25), and SEC filings add "Source: ACME CORP.,
 line goes only when the document itself shows it is furniture:
 
 - a page number: "Page 3 of 49", "- 3 -", "3/49", "第3页", or a bare number that counts the
-  pages (the number minus the page's position is the same on most pages that carry one; where
-  they agree on none, a page's own number);
+  pages: the page's own number, or the number minus the page's position is the same on most
+  pages that carry one (a body numbered from 1 after a cover and contents);
 - a running line: worded, and the same (digits aside) at the same edge of at least three
   pages and of a fifth of them. The first page keeps its top running lines (often the title).
 
@@ -88,10 +88,10 @@ def _bare_number(line: str) -> int | None:
     return int(text) if _BARE_NUMBER.fullmatch(text) else None
 
 
-def _page_number_offsets(lines: list[list[str]]) -> dict[str, int]:
+def _page_number_offsets(lines: list[list[str]]) -> dict[str, int | None]:
     """For each edge, the number minus the page's position that most bare numbers there share,
-    if most pages carrying a bare number at that edge agree on it, else OWN_NUMBER."""
-    offsets: dict[str, int] = {}
+    if most pages carrying a bare number at that edge agree on it."""
+    offsets: dict[str, int | None] = {}
     for edge, side in (("top", 0), ("bottom", 1)):
         seen: Counter[int] = Counter()
         pages_with_number = 0
@@ -102,7 +102,7 @@ def _page_number_offsets(lines: list[list[str]]) -> dict[str, int]:
             seen.update(number - index for number in numbers if number is not None)
         best = seen.most_common(1)
         agreed = best and best[0][1] >= 2 and 2 * best[0][1] > pages_with_number
-        offsets[edge] = best[0][0] if agreed else OWN_NUMBER
+        offsets[edge] = best[0][0] if agreed else None
     return offsets
 
 
@@ -110,7 +110,7 @@ def _furniture(
     index: int,
     page_lines: list[str],
     running: dict[str, set[str]],
-    offsets: dict[str, int],
+    offsets: dict[str, int | None],
 ) -> set[int]:
     drop: set[int] = set()
     for edge, edge_lines in zip(("top", "bottom"), _edges(page_lines), strict=True):
@@ -121,7 +121,7 @@ def _furniture(
             if (
                 (_key(line) in running[edge] and not title_page)
                 or _PAGE_NUMBER.fullmatch(line.strip())
-                or (number is not None and number - index == offsets[edge])
+                or (number is not None and number - index in (OWN_NUMBER, offsets[edge]))
             ):
                 drop.add(n)
     return drop
