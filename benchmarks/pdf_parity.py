@@ -103,6 +103,15 @@ def carry_labels(
     return kept, carried
 
 
+def paired_documents(doc: Document, pdf_text: str) -> tuple[Document, Document]:
+    """(the txt document keeping the labels that align onto the PDF text, the PDF document with
+    those labels carried onto it)."""
+    txt, pdf = Stripped(doc.text), Stripped(pdf_text)
+    kept, carried = carry_labels(doc.labels, txt, pdf, align(txt.chars, pdf.chars))
+    pdf_doc = Document(id=doc.id, type=doc.type, text=pdf_text, labels=carried)
+    return replace(doc, labels=kept), pdf_doc
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=60)
@@ -133,15 +142,14 @@ def main() -> int:
     on_txt: dict[tuple[str, int], int] = {}  # (doc, start on the PDF) -> start on the txt
     for doc in chosen:
         extracted = extract_file(CUAD / rows[doc.id]["pdf"], limits=ExtractionLimits())
-        txt, pdf = Stripped(doc.text), Stripped(extracted.text)
-        kept, carried = carry_labels(doc.labels, txt, pdf, align(txt.chars, pdf.chars))
+        txt_doc, pdf_doc = paired_documents(doc, extracted.text)
         labelled += sum(map(len, doc.labels.values()))
-        aligned += sum(map(len, kept.values()))
-        for category, spans in carried.items():
-            for (start, _), (txt_start, _) in zip(spans, kept[category], strict=True):
+        aligned += sum(map(len, txt_doc.labels.values()))
+        for category, spans in pdf_doc.labels.items():
+            for (start, _), (txt_start, _) in zip(spans, txt_doc.labels[category], strict=True):
                 on_txt[doc.id, start] = txt_start
-        txt_docs.append(replace(doc, labels=kept))
-        pdf_docs.append(Document(id=doc.id, type=doc.type, text=extracted.text, labels=carried))
+        txt_docs.append(txt_doc)
+        pdf_docs.append(pdf_doc)
     prepared = time.perf_counter() - started
     compiled = compile_playbook(load_playbook(PLAYBOOK))
     keep = args.show_missed > 0

@@ -74,3 +74,46 @@ def test_a_pdf_upload_loses_its_footers(tmp_path):
     assert "Page 2 of 3" not in document.text and "Source:" not in document.text
     assert "know-how," in document.text and "show-how and patents" in document.text
     assert len(document.page_spans) == 3
+
+
+def test_furniture_beyond_a_stray_line_at_the_edge_goes():
+    """The reader puts a page number above the page's last line, or a superscript below it."""
+    pages = [
+        "The Agent shall act on the 20\n1\nth",
+        "Clause two begins\n2\nand ends here.",
+        "Clause three.\n- 7 -\nof the Original Agreement continues.",
+        "Clause four.\n4\nrd",
+    ]
+    assert strip_page_furniture(pages) == [
+        "The Agent shall act on the 20\nth",
+        "Clause two begins\nand ends here.",
+        "Clause three.\nof the Original Agreement continues.",
+        "Clause four.\nrd",
+    ]
+
+
+def test_a_lone_page_number_goes_even_on_the_title_page():
+    pages = ["1\nEXHIBIT 10.5\nLICENCE AGREEMENT", "Terms.", "More terms.", "End of terms."]
+    assert strip_page_furniture(pages)[0] == "EXHIBIT 10.5\nLICENCE AGREEMENT"
+    assert strip_page_furniture(["Terms.", "More terms.\n2", "End."])[1] == "More terms."
+
+
+def test_a_long_confidentiality_legend_is_a_running_line():
+    legend = (
+        "[* * *] = Certain confidential information contained in this document, marked by "
+        "brackets, has been omitted and filed separately with the Securities and"
+    )
+    bodies = ["Licence terms.", "Supply terms.", "Payment terms.", "Closing terms."]
+    assert strip_page_furniture([f"{body}\n{legend}" for body in bodies]) == bodies
+
+
+def test_contents_pages_lose_their_own_numbers_before_a_body_numbered_from_one():
+    pages = ["Cover", "Contents A\n2", "Contents B\n3", "Recitals\n1", "Terms\n2", "Close\n3"]
+    assert strip_page_furniture(pages) == [
+        "Cover",
+        "Contents A",
+        "Contents B",
+        "Recitals",
+        "Terms",
+        "Close",
+    ]

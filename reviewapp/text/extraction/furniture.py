@@ -6,9 +6,13 @@ redline box and the exports (issue 25), and SEC filings add "Source: ACME CORP.,
 line goes only when the document itself shows it is furniture:
 
 - a page number: "Page 3 of 49", "- 3 -", "3/49", "第3页", or a bare number that counts the
-  pages (the number minus the page's position is the same on most pages that carry one);
-- a running line: short, worded, and the same (digits aside) at the same edge of at least
-  three pages and of a fifth of them. The first page keeps its top lines (often the title).
+  pages: the page's own number, or the number minus the page's position is the same on most
+  pages that carry one (a body numbered from 1 after a cover and contents);
+- a running line: worded, and the same (digits aside) at the same edge of at least three
+  pages and of a fifth of them. The first page keeps its top running lines (often the title).
+
+A line of text among the edge lines does not shield the furniture beyond it: the reader often
+puts a page number above the last lines of the page, or a superscript ("th") below it.
 
 Pure Python over the page texts, so it runs in the extraction sandbox with the reader.
 """
@@ -19,7 +23,7 @@ import re
 from collections import Counter
 
 EDGE_LINES = 3  # lines looked at on each edge of a page
-RUNNING_MAX_CHARS = 150
+RUNNING_MAX_CHARS = 300  # a legend of confidential treatment runs to 160
 RUNNING_MIN_PAGES = 3
 RUNNING_MIN_SHARE = 0.2
 
@@ -31,6 +35,7 @@ _PAGE_NUMBER = re.compile(
     r"|共\s*\d{1,4}\s*页\s*第\s*\d{1,4}\s*页",
     re.IGNORECASE,
 )
+OWN_NUMBER = 1  # the offset of a page number that counts from 1: page 3 (index 2) reads "3"
 _BARE_NUMBER = re.compile(r"\d{1,4}")
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
@@ -109,17 +114,14 @@ def _furniture(
 ) -> set[int]:
     drop: set[int] = set()
     for edge, edge_lines in zip(("top", "bottom"), _edges(page_lines), strict=True):
-        if edge == "top" and index == 0:
-            continue
+        title_page = edge == "top" and index == 0
         for n in edge_lines:
             line = page_lines[n]
             number = _bare_number(line)
             if (
-                _key(line) in running[edge]
+                (_key(line) in running[edge] and not title_page)
                 or _PAGE_NUMBER.fullmatch(line.strip())
-                or (number is not None and number - index == offsets[edge])
+                or (number is not None and number - index in (OWN_NUMBER, offsets[edge]))
             ):
                 drop.add(n)
-            else:
-                break  # furniture sits at the very edge: stop at the first line of text
     return drop
