@@ -152,10 +152,19 @@ def test_reviewer_filters_sorts_chooses_columns_and_exports_the_grid(browser, tm
             page.click("#export-xlsx")
         workbook = load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
         facts = workbook["Facts"]
-        assert [cell.value for cell in facts[1]] == shown
+        header = [cell.value for cell in facts[1]]
+        # the shown columns, each date column followed by its qualifier column
+        assert [label for label in header if not label.endswith(": qualifier")] == shown
+        dates = ("Agreement Date", "Effective Date", "Expiration Date")
+        assert [label[: -len(": qualifier")] for label in header if label.endswith(": qualifier")]
+        assert all(
+            header[n + 1] == f"{label}: qualifier"
+            for n, label in enumerate(header)
+            if label in dates
+        )
         exported = sorted(facts.cell(row, 1).value for row in range(2, facts.max_row + 1))
         assert exported == [f"{n}.txt" for n in NAMES]
-        column = shown.index("Most Favored Nation") + 1
+        column = header.index("Most Favored Nation") + 1
         bravo = next(
             r for r in range(2, facts.max_row + 1) if facts.cell(r, 1).value == "bravo.txt"
         )
