@@ -96,8 +96,8 @@ def shape_tokens(
     if probability is None:
         plain.append("router:none")
     else:
-        logit = _logit(probability)
-        plain += [f"router>={edge:g}" for edge in _LOGIT_BINS if logit >= edge]
+        margin = logit(probability)
+        plain += [f"router>={edge:g}" for edge in _LOGIT_BINS if margin >= edge]
     crossed = [f"{candidate.category}|{token}" for token in plain if not token.startswith("rule:")]
     return plain + crossed
 
@@ -139,6 +139,6 @@ def _rank(candidate: Candidate, named: Sequence[Candidate], facts: PassageFacts)
     return 1 + next(i for i, other in enumerate(ordered) if other.category == candidate.category)
 
 
-def _logit(probability: float) -> float:
+def logit(probability: float) -> float:
     probability = min(max(probability, 1e-6), 1 - 1e-6)
     return math.log(probability / (1 - probability))

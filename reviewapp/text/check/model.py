@@ -82,10 +82,7 @@ class CheckModel:
     def blended(self, scores: np.ndarray, rows: GateRows) -> np.ndarray:
         """Per candidate, its check score blended with its passage's gate probability (the
         check score itself without a gate)."""
-        if self.gate is None or not rows.rows:
-            return np.asarray(scores, dtype=float)
-        passage = self.gate.probabilities(feature_matrix(rows.text, rows.shape, self.gate.idf))
-        return np.asarray(blended(self.gate, scores, rows, passage))
+        return gate_blended(self.gate, scores, rows)
 
     def stands(self, category: str, score: float, blend: float) -> bool:
         if score < self.threshold(category):
@@ -175,6 +172,15 @@ def _unpacked(arrays: Any, prefix: str) -> tuple[np.ndarray, np.ndarray]:
     idf[arrays[f"{prefix}index"]] = arrays[f"{prefix}idf"].astype(np.float32)
     coef[arrays[f"{prefix}index"]] = arrays[f"{prefix}coef"].astype(np.float32)
     return idf, coef
+
+
+def gate_blended(gate: PassageGate | None, scores: np.ndarray, rows: GateRows) -> np.ndarray:
+    """Candidates' check ``scores`` blended with ``gate``'s probability of their passages
+    (``rows``); the scores themselves without a gate or a passage it reads."""
+    if gate is None or not rows.rows:
+        return np.asarray(scores, dtype=float)
+    passage = gate.probabilities(feature_matrix(rows.text, rows.shape, gate.idf))
+    return np.asarray(blended(gate, scores, rows, passage))
 
 
 class CheckFileInvalid(ValueError):

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from .features import Candidate
+from .features import Candidate, logit
 
 BLEND = 0.7  # weight of the gate's logit in the blended score
 _BEST_BINS = (-6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4)
@@ -90,7 +90,7 @@ def gate_rows(
         marks[n].update(t for t in shape[k] if "|" not in t and not t.startswith(_PER_CANDIDATE))
         marks[n].add(f"cat:{candidate.category}")
         named[n] += 1
-        best[n] = max(best[n], _logit(float(scores[k])))
+        best[n] = max(best[n], logit(float(scores[k])))
     for n, tokens in enumerate(marks):
         tokens.add(f"ncat:{min(named[n], 6)}")
         tokens.update(f"best>={edge}" for edge in _BEST_BINS if best[n] >= edge)
@@ -119,8 +119,3 @@ def blend_scores(scores: np.ndarray, passage: np.ndarray, blend: float) -> np.nd
 
 def header(gate: PassageGate) -> dict[str, Any]:
     return {"intercept": gate.intercept, "blend": gate.blend, "thresholds": gate.thresholds}
-
-
-def _logit(probability: float) -> float:
-    probability = min(max(probability, 1e-6), 1 - 1e-6)
-    return math.log(probability / (1 - probability))

@@ -45,8 +45,8 @@ from .features import (
     text_words,
 )
 from .figures import measure, pooled
-from .model import N_FEATURES, CheckModel, feature_matrix, hasher
-from .passage_gate import PassageGate, blended, gate_rows
+from .model import N_FEATURES, CheckModel, feature_matrix, gate_blended, hasher
+from .passage_gate import PassageGate, gate_rows
 
 C_REGULARISATION = 1.0
 MIN_CANDIDATES = 3  # a text feature seen in fewer training candidates is dropped
@@ -337,15 +337,10 @@ def fit_gate(
     return PassageGate(idf, coef, float(model.intercept_[0]))
 
 
-def gate_blends(gate: PassageGate, example: CheckExample, scores: np.ndarray) -> np.ndarray:
+def gate_blends(gate: PassageGate | None, example: CheckExample, scores: np.ndarray) -> np.ndarray:
     """The example's candidates' check ``scores`` blended with ``gate``'s passages."""
-    if not example.candidates:
-        return np.asarray(scores, dtype=float)
     rows = gate_rows(example.candidates, example.text, example.shape, scores, example.judged)
-    if not rows.rows:
-        return np.asarray(scores, dtype=float)
-    passage = gate.probabilities(feature_matrix(rows.text, rows.shape, gate.idf))
-    return np.asarray(blended(gate, scores, rows, passage))
+    return gate_blended(gate, scores, rows)
 
 
 def gate_out_of_fold(
@@ -385,10 +380,7 @@ def scored_by(model: CheckModel, examples: Sequence[CheckExample]) -> Scored:
         else np.zeros(0)
         for e in examples
     ]
-    blends = [
-        gate_blends(model.gate, e, s) if model.gate is not None else np.asarray(s, dtype=float)
-        for e, s in zip(examples, scores, strict=True)
-    ]
+    blends = [gate_blends(model.gate, e, s) for e, s in zip(examples, scores, strict=True)]
     return Scored(model.calibration, scores, blends)
 
 
